@@ -604,12 +604,17 @@ static bool
 lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
                    const char *lymsg, char *msg, size_t size)
 {
+    /* libyang 2.1.30 says "non-string-encoded" of a decimal64 and
+     * "non-num64-encoded" of a 64-bit integer sent as a JSON number. */
     static const char *const heads[] = {
         "Invalid non-number-encoded ", "Invalid type ",
-        "Invalid non-string-encoded ", "Value \"",
+        "Invalid non-string-encoded ", "Invalid non-num64-encoded ",
+        "Value \"",
     };
     size_t ml = strlen(lymsg);
-    bool head = false, quote = !strncmp(lymsg, heads[2], strlen(heads[2]));
+    bool head = false;
+    bool quote = !strncmp(lymsg, heads[2], strlen(heads[2]))
+                 || !strncmp(lymsg, heads[3], strlen(heads[3]));
 
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
         head = head || !strncmp(lymsg, heads[i], strlen(heads[i]));

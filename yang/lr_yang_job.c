@@ -118,8 +118,10 @@ lr_yang_job_ly_err(const struct ly_ctx *ctx, LY_ERR rc,
         lr_yang_job_fix_path(where, sizeof where, schema, jobs);
         lr_yang_copy_line(path, pathlen, where);
         /* libyang's words for a bare JSON number where RFC 7951 wants a
-         * string say nothing of the cure. */
+         * string say nothing of the cure; lr_yang_better_msg() says it
+         * ("as a JSON string") where it knows the leaf. */
         const char *hint = strstr(m, "non-num64-encoded")
+                           && !strstr(m, "as a JSON string")
                            ? " 64-bit numbers are JSON strings (RFC 7951): "
                              "quote it, e.g. \"5000\""
                            : "";

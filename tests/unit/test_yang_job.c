@@ -344,7 +344,8 @@ test_bad_intents(void)
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\",\"iterations\":5000}]}",
           "/lightrail-job:jobs/job[name='j1']/iterations",
-          "64-bit numbers are JSON strings (RFC 7951): quote it", 0 },
+          "want 1 to 18446744073709551615, as a JSON string (RFC 7951 "
+          "quotes decimal64 and 64-bit integers). (line 1)", 0 },
         { NULL, "{\"lightrail-job:job\":[{\"name\":\"j1\","
           "\"model\":\"gpt-1.9b\","
           "\"iterations\":\"18446744073709551616\"}]}",
@@ -2738,6 +2739,14 @@ test_config_union(void)
           "non-string-encoded decimal64 value \"-1\"; want 0.001 to "
           "1000000000 seconds, as a JSON string (RFC 7951 quotes decimal64 "
           "and 64-bit integers). (line 1)" },
+        /* A uint64 as a JSON number: libyang says "non-num64-encoded",
+         * which was left alone until 2026-12-07. */
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"ppo-rollout\":"
+          "{\"seed\":5}}}",
+          "/lightrail-config:lightraild/ppo-rollout/seed: Invalid "
+          "non-num64-encoded uint64 value \"5\"; want an integer, as a "
+          "JSON string (RFC 7951 quotes "
+          "decimal64 and 64-bit integers). (line 1)" },
         { CFG_HEAD "\"listen\":{\"tls\":false},\"where-budget\":\"2s\"}}",
           "/lightrail-config:lightraild/where-budget: Invalid 2. character "
           "of decimal64 value \"2s\"; want 0 to 3600 seconds. (line 1)" },
