@@ -388,6 +388,18 @@ $PS --k 3 --models bert-large,gpt-1.9b,llama2-7b --demands 4,8,16 \
     && jq -e '.k == 3' "$tmp/same.json" > /dev/null \
     && ok "--policy-file with its own K, mix, batch and penalty given: runs" \
     || notok "the file's own values given: $(cat "$tmp/err")"
+# The file's own mix in another order or spelling is the same mix
+# (drawn uniformly): it runs too (until 2026-12-07 compared as text and
+# refused: "trained with --demands 4,8,16, not 16,8,4").
+$PS --k 03 --models llama2-7b,bert-large,gpt-1.9b --demands 16,08,4 \
+    --batch 32.0 --seeds 1 --arrivals 300 --warmup 10 --quiet \
+    --format json > "$tmp/same.json" 2> "$tmp/err" \
+    && jq -e '.k == 3' "$tmp/same.json" > /dev/null \
+    && ok "--policy-file with its own mix in another order and spelling: runs" \
+    || notok "the file's own mix reordered: $(cat "$tmp/err")"
+# The same names with one twice are another mix.
+expect_bad "trained with --models bert-large,gpt-1.9b,llama2-7b, not bert-large,bert-large,gpt-1.9b,llama2-7b" \
+    $PS --models bert-large,bert-large,gpt-1.9b,llama2-7b
 # A baseline named twice would run twice; every baseline once leaves
 # room for the file's agent and the rollout policy.
 expect_bad "--policy: 'greedy' listed twice" $W --rollout greedy --policy \

@@ -719,6 +719,56 @@ write_plots(const struct opts *o, const char *topo, const struct cell *cells,
     return LR_EXIT_OK;
 }
 
+/* qsort()'s order of two item strings (const char **). */
+static int
+item_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Whether the comma-separated lists a and b hold the same items as
+ * many times each, in any order: the job mix draws uniformly from the
+ * list, so its order says nothing.  With 'numbers', items are compared
+ * as the integers they spell ("08" is 8), as --demands reads them.
+ * Lists of more than LR_JENV_MAX_MODELS or LR_JENV_MAX_DEMANDS items
+ * (refused when read) or with an item that is no integer are not the
+ * same. */
+static bool
+same_mix(const char *a, const char *b, bool numbers)
+{
+    enum { MAX = LR_JENV_MAX_MODELS > LR_JENV_MAX_DEMANDS
+                 ? LR_JENV_MAX_MODELS : LR_JENV_MAX_DEMANDS };
+    char buf[2][512], num[2][MAX][24];
+    const char *items[2][MAX];
+    int n[2] = { 0, 0 };
+    const char *lists[2] = { a, b };
+
+    for (int l = 0; l < 2; l++) {
+        if (strlen(lists[l]) >= sizeof buf[l])
+            return false;
+        strcpy(buf[l], lists[l]);
+        for (char *p = buf[l], *t; (t = strsep(&p, ","));) {
+            if (n[l] == MAX)
+                return false;
+            if (numbers) {
+                long v;
+                if (lr_parse_long(t, 0, 1000000000L, &v))
+                    return false;
+                snprintf(num[l][n[l]], sizeof num[l][n[l]], "%ld", v);
+                t = num[l][n[l]];
+            }
+            items[l][n[l]++] = t;
+        }
+        qsort(items[l], (size_t) n[l], sizeof items[l][0], item_cmp);
+    }
+    if (n[0] != n[1])
+        return false;
+    for (int i = 0; i < n[0]; i++)
+        if (strcmp(items[0][i], items[1][i]))
+            return false;
+    return true;
+}
+
 /* True, with the reason on stderr, when an option of the job mix or
  * shape was given with a value other than the policy file's: the file's
  * would replace it, and the run would not be the one asked for. */
@@ -743,10 +793,10 @@ file_env_conflict(const struct opts *o, const struct lr_policy_meta *meta)
     } rows[] = {
         { LR_JENV_GIVEN_MODELS, "--models", meta->models,
           e->models ? e->models : "", !e->models
-          || strcmp(e->models, meta->models) },
+          || !same_mix(e->models, meta->models, false) },
         { LR_JENV_GIVEN_DEMANDS, "--demands", meta->demands,
           e->demands ? e->demands : "", !e->demands
-          || strcmp(e->demands, meta->demands) },
+          || !same_mix(e->demands, meta->demands, true) },
         { LR_JENV_GIVEN_BATCH, "--batch", num[0], num[1],
           e->batch != meta->batch },
         { LR_JENV_GIVEN_MICRO, "--microbatch", num[2], num[3],
