@@ -1982,6 +1982,20 @@ cleanup:
     return ret;
 }
 
+/* A '+' in a where is most often a space that curl's --data-urlencode
+ * or a form encoded (docs/controller.md, "Paging the jobs"), which a
+ * query reads as a plus: the cure, said after a refusal of such a
+ * where. */
+#define JOB_WHERE_PLUS \
+    " (a + in a query is a plus, not a space: send a space as %20)"
+
+static int job_select_tree(struct ly_ctx *, const struct lr_job *const *,
+                           int, const char *, const char *, bool,
+                           const struct lr_yang_where_budget *,
+                           const struct lr_topo *, const struct lr_cluster *,
+                           const struct lr_modtable *, const struct lr_job ***,
+                           int *, struct lr_yang_job_tree **, char *, size_t);
+
 int
 lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                    int n, const char *where, const char *sort_by,
@@ -1998,6 +2012,11 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                                    out, nout, NULL, err, errlen);
 }
 
+/* job_select_tree(), whose refusal of a where sent with its spaces as
+ * '+' (a '+' and no space: the form encoding, the commonest way to a
+ * broken where) says JOB_WHERE_PLUS whatever the refusal: two
+ * conditions joined by "+and+" read as a chain of comparisons, "+or+"
+ * as a node named "or", and neither is a syntax error. */
 int
 lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                         int n, const char *where, const char *sort_by,
@@ -2009,6 +2028,26 @@ lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                         const struct lr_job ***out, int *nout,
                         struct lr_yang_job_tree **tree, char *err,
                         size_t errlen)
+{
+    int ret = job_select_tree(ctx, jobs, n, where, sort_by, config_only,
+                              budget, topo, cluster, mods, out, nout, tree,
+                              err, errlen);
+    size_t len = err ? strlen(err) : 0;
+    if (ret == EINVAL && where && strchr(where, '+') && !strchr(where, ' ')
+        && strstr(err, "the query's where '") && !strstr(err, JOB_WHERE_PLUS)
+        && len + strlen(JOB_WHERE_PLUS) < errlen)
+        memcpy(err + len, JOB_WHERE_PLUS, strlen(JOB_WHERE_PLUS) + 1);
+    return ret;
+}
+
+static int
+job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
+                const char *where, const char *sort_by, bool config_only,
+                const struct lr_yang_where_budget *budget,
+                const struct lr_topo *topo, const struct lr_cluster *cluster,
+                const struct lr_modtable *mods, const struct lr_job ***out,
+                int *nout, struct lr_yang_job_tree **tree, char *err,
+                size_t errlen)
 {
     struct lr_yang_job_env env = {
         .topo = topo, .cluster = cluster, .mods = mods,
@@ -2062,9 +2101,7 @@ lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                      "byte %u, %s): send one whose names are a job's nodes, "
                      "unprefixed, such as %s%s", JOB_QUOTE_MAX, where,
                      perr.pos + 1, perr.msg, ex->own,
-                     strchr(where, '+')
-                     ? " (a + in a query is a plus, not a space: send a "
-                       "space as %20)" : "");
+                     strchr(where, '+') ? JOB_WHERE_PLUS : "");
         return EINVAL;
     case JOB_WHERE_DEREF:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "

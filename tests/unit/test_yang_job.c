@@ -1172,6 +1172,20 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "state/phase+=+'active'", NULL,
                      "(a + in a query is a plus, not a space: send a space "
                      "as %20)");
+    /* Two conditions joined, sent so: the + is said there too, not a
+     * chain of comparisons to join with and, nor a node named "or"
+     * (until 2026-12-07 only a syntax error said it). */
+    check_select_bad(&f, refs, 4, "priority>3+and+gpus>8", NULL,
+                     "(a + in a query is a plus, not a space: send a space "
+                     "as %20)");
+    check_select_bad(&f, refs, 4, "state/phase='active'+or+priority>3",
+                     NULL, "(a + in a query is a plus, not a space: send a "
+                     "space as %20)");
+    /* Spaces sent as spaces: a + there is a plus, and is not blamed. */
+    char plus[2048];
+    select_names(&f, refs, 4, "nosuch + 1 > 3", NULL, plus, sizeof plus);
+    CU_ASSERT_EQUAL(strncmp(plus, "error 22: ", 10), 0);
+    CU_ASSERT_PTR_NULL(strstr(plus, "send a space as %20"));
     check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
     /* Within the entry only: one reaching the other jobs would cost the
      * list's square. */
