@@ -397,6 +397,10 @@ $PS --k 03 --models llama2-7b,bert-large,gpt-1.9b --demands 16,08,4 \
     && jq -e '.k == 3' "$tmp/same.json" > /dev/null \
     && ok "--policy-file with its own mix in another order and spelling: runs" \
     || notok "the file's own mix reordered: $(cat "$tmp/err")"
+# A value near the file's is named as given, not rounded to it (until
+# 2026-12-07: "trained with --block-penalty 2, not 2").
+expect_bad "trained with --block-penalty 2, not 2.0000001: drop" \
+    $PS --block-penalty 2.0000001
 # The same names with one twice are another mix.
 expect_bad "trained with --models bert-large,gpt-1.9b,llama2-7b, not bert-large,bert-large,gpt-1.9b,llama2-7b" \
     $PS --models bert-large,bert-large,gpt-1.9b,llama2-7b

@@ -769,6 +769,19 @@ same_mix(const char *a, const char *b, bool numbers)
     return true;
 }
 
+/* 'v' into buf[size] with the fewest significant digits that read back
+ * as v: %g's six would print a value given near the file's (2.0000001)
+ * as the file's own (2), and the refusal would contradict itself. */
+static void
+exact_number(double v, char *buf, size_t size)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 /* True, with the reason on stderr, when an option of the job mix or
  * shape was given with a value other than the policy file's: the file's
  * would replace it, and the run would not be the one asked for. */
@@ -780,12 +793,12 @@ file_env_conflict(const struct opts *o, const struct lr_policy_meta *meta)
     snprintf(mine[0], sizeof mine[0], "%d", meta->k);
     snprintf(mine[1], sizeof mine[1], "%d", e->k);
     char num[6][32];
-    snprintf(num[0], sizeof num[0], "%g", meta->batch);
-    snprintf(num[1], sizeof num[1], "%g", e->batch);
-    snprintf(num[2], sizeof num[2], "%g", meta->micro);
-    snprintf(num[3], sizeof num[3], "%g", e->micro);
-    snprintf(num[4], sizeof num[4], "%g", meta->block_penalty);
-    snprintf(num[5], sizeof num[5], "%g", e->block_penalty);
+    exact_number(meta->batch, num[0], sizeof num[0]);
+    exact_number(e->batch, num[1], sizeof num[1]);
+    exact_number(meta->micro, num[2], sizeof num[2]);
+    exact_number(e->micro, num[3], sizeof num[3]);
+    exact_number(meta->block_penalty, num[4], sizeof num[4]);
+    exact_number(e->block_penalty, num[5], sizeof num[5]);
     const struct {
         unsigned bit;
         const char *opt, *file, *given;
