@@ -299,6 +299,39 @@ if command -v openssl > /dev/null \
         notok "https with --insecure"
     fi
     stop_fake
+    # A certificate past its notAfter (the demo's lasts 30 days) wants a
+    # new one, not a CA: until 2026-12-07 "give the server's CA with
+    # --cacert FILE", which was given.  openssl 3.0's req cannot date
+    # one in the past; python3's cryptography can.
+    if python3 - "$tmp/old-key.pem" "$tmp/old-cert.pem" <<'PY' 2> /dev/null \
+       && start_fake --tls "$tmp/old-cert.pem" "$tmp/old-key.pem"; then
+import datetime, ipaddress, sys
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+key = ec.generate_private_key(ec.SECP256R1())
+name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+now = datetime.datetime.now(datetime.timezone.utc)
+cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=40))
+        .not_valid_after(now - datetime.timedelta(days=10))
+        .add_extension(x509.SubjectAlternativeName(
+            [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .sign(key, hashes.SHA256()))
+open(sys.argv[1], "wb").write(key.private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+    serialization.NoEncryption()))
+open(sys.argv[2], "wb").write(cert.public_bytes(serialization.Encoding.PEM))
+PY
+        expect_rc 6 "the server's certificate has expired" \
+            $LIGHTRAIL job list --cacert "$tmp/old-cert.pem" \
+            --server https://127.0.0.1:$port
+        stop_fake
+    else
+        echo "skipped: an expired certificate (no python3 cryptography)"
+    fi
 else
     echo "skipped: HTTPS (no openssl, or the fake did not start)"
 fi

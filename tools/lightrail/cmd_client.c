@@ -763,8 +763,8 @@ add_header(struct curl_slist **list, const char *h)
 
 /* What to do when the server's certificate is not trusted (libcurl's
  * 'cc' and its words 'why'): a name the certificate does not hold wants
- * another --server, not another CA, and a --cacert that does not load
- * wants another file. */
+ * another --server, not another CA, a --cacert that does not load
+ * wants another file, and an expired certificate a new one. */
 static const char *
 client_trust_hint(CURLcode cc, const char *why)
 {
@@ -776,6 +776,12 @@ client_trust_hint(CURLcode cc, const char *why)
         return "the server's certificate does not name the host in "
                "--server: give the name or address it was made for (its "
                "subjectAltName), or make one that names this host";
+    /* Trusted but out of date: another CA would not help.  lightraild
+     * reads its listen certificate at start only. */
+    if (strstr(why, "certificate has expired"))
+        return "the server's certificate has expired: make it a new one "
+               "(lightraild's listen/certificate) and restart lightraild, "
+               "or check this host's clock";
     return "give the server's CA with --cacert FILE";
 }
 
