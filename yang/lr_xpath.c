@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_utf8.h"
 #include "yang/lr_xpath.h"
 
 enum xp_tok {
@@ -98,9 +99,24 @@ xp_fail(struct xp_parser *p, unsigned pos, const char *fmt, ...)
     va_list ap;
     p->err->pos = pos;
     va_start(ap, fmt);
-    vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+    /* A message quotes the client's text and goes into a JSON answer:
+     * one past msg is cut at the start of a character, and marked. */
+    lr_utf8_vsetf(p->err->msg, sizeof p->err->msg, fmt, ap);
     va_end(ap);
     return EINVAL;
+}
+
+/* How many of the n bytes at 's' to quote when at most 'max' may be:
+ * all when they fit, else up to the start of the character that
+ * straddles 'max' (a name is any bytes past ASCII). */
+static unsigned
+xp_quote_len(const char *s, unsigned n, unsigned max)
+{
+    if (n <= max)
+        return n;
+    while (max > 0 && ((unsigned char) s[max] & 0xc0) == 0x80)
+        max--;
+    return max;
 }
 
 /* Whether a token of kind 'k' ends an operand, after which '*' and the
@@ -246,8 +262,9 @@ xp_lex_one(struct xp_parser *p, unsigned pos, enum xp_tok prev,
          * refused here, at its byte, with what to send instead. */
         unsigned n = xp_ncname(s + 1);
         return xp_fail(p, pos, "variables are not supported: write the "
-                       "value in place of '$%.*s%s'", (int) (n > 20 ? 20 : n),
-                       s + 1, n > 20 ? "..." : "");
+                       "value in place of '$%.*s%s'",
+                       (int) xp_quote_len(s + 1, n, 20), s + 1,
+                       n > 20 ? "..." : "");
     }
     if ((t->kind = xp_symbol(s, &t->len)) != TK_END)
         return 0;

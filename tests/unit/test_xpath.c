@@ -159,6 +159,41 @@ test_errors(void)
                 "place of '$'");
 }
 
+/* A refusal quotes the client's text, which goes into a JSON answer:
+ * a name or token cut to its first bytes, or a message cut to
+ * lr_xpath_err.msg, is cut at the start of a character (a name is any
+ * bytes past ASCII, U+00E9 two of them), never inside one. */
+static void
+check_error_utf8(const char *text, unsigned pos, const char *want)
+{
+    struct lr_xpath *x = NULL;
+    struct lr_xpath_err err;
+    CU_ASSERT_EQUAL(lr_xpath_parse(text, &x, &err), EINVAL);
+    CU_ASSERT_EQUAL(err.pos, pos);
+    CU_ASSERT(lr_test_utf8(text, err.msg));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+    if (err.pos != pos || !strstr(err.msg, want))
+        fprintf(stderr, "%s: got byte %u '%s', want %u '%s'\n", text,
+                err.pos, err.msg, pos, want);
+}
+
+static void
+test_errors_utf8(void)
+{
+    /* A variable's name past 20 bytes: 'a' and ten 2-byte characters,
+     * the 20th byte the first of the tenth. */
+    check_error_utf8("$a\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+                     "\u00e9\u00e9\u00e9", 0, "in place of '$a\u00e9\u00e9"
+                     "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9...'");
+    /* A prefix of 'x' and 64 2-byte characters: the message passes
+     * its 128 bytes, cut at a character and marked. */
+    char text[256] = "x";
+    for (int i = 0; i < 64; i++)
+        strcat(text, "\u00e9");
+    strcat(text, ":");
+    check_error_utf8(text, 130, LR_UTF8_CUT_MARK);
+}
+
 /* Brackets nest up to LR_XPATH_DEPTH, calls and predicates as much as
  * parentheses; deeper is refused as such, at the bracket too many. */
 static void
@@ -279,6 +314,7 @@ static CU_TestInfo tests[] = {
     { "3.7 disambiguation", test_disambiguation },
     { "paths", test_paths },
     { "syntax errors", test_errors },
+    { "errors quoting text cut at a character", test_errors_utf8 },
     { "depth limit", test_depth },
     { "refused shapes and look-alikes", test_shapes },
     { "names", test_named },
