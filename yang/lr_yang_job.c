@@ -33,6 +33,7 @@
 #include "planner/lr_modulation.h"
 #include "planner/lr_timemodel.h"
 #include "planner/lr_topo.h"
+#include "planner/lr_utf8.h"
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_int.h"
 #include "yang/lr_yang_job.h"
@@ -1125,6 +1126,10 @@ job_sel_cmp(const void *a, const void *b)
 /* A client's expression or path is quoted up to this many bytes: the
  * message must keep its advice whatever was sent. */
 #define JOB_QUOTE_MAX 80
+/* 's' as quoted: cut at the start of a character and marked when it
+ * is longer (a "%.80s" could split one, and the 400's JSON then had
+ * U+FFFD); a compound literal, so passed straight to the call. */
+#define JOB_QUOTE(s) LR_UTF8_CLIP((s), JOB_QUOTE_MAX)
 /* libyang 2.1 parses an expression in time quadratic in its nesting (60 KB
  * of parentheses: 20 s on the loop): longer ones are refused unread. */
 #define JOB_WHERE_MAX 1024
@@ -1188,9 +1193,9 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
         leaf = lys_find_path(ctx, list, sort_by, 0);
     if (!leaf || leaf->nodetype != LYS_LEAF) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                     "sort-by '%.*s' is not a leaf of a job (%s): send the "
+                     "sort-by '%s' is not a leaf of a job (%s): send the "
                      "path of one below the entry, such as %s",
-                     JOB_QUOTE_MAX, sort_by,
+                     JOB_QUOTE(sort_by),
                      leaf ? "it is no leaf" : job_ly_msg(ctx), ex->leaves);
         return NULL;
     }
@@ -1198,10 +1203,10 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
          p = p->parent)
         if (p->nodetype == LYS_LIST) {
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                         "sort-by '%.*s' is a leaf of the list '%s' inside "
+                         "sort-by '%s' is a leaf of the list '%s' inside "
                          "a job, which has many or none: send the path of a "
                          "leaf a job has at most once, such as %s",
-                         JOB_QUOTE_MAX, sort_by, p->name, ex->leaves);
+                         JOB_QUOTE(sort_by), p->name, ex->leaves);
             return NULL;
         }
     return leaf;
@@ -1837,12 +1842,12 @@ job_where_over(const struct lr_yang_where_budget *b, double t0, size_t done,
     if (strtod(t, NULL) <= b->seconds)
         job_secs(t, sizeof t, b->seconds + 1e-6);
     lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                 "'%.*s' was evaluated on %zu of the %d jobs in %s s, "
+                 "'%s' was evaluated on %zu of the %d jobs in %s s, "
                  "past the %s s this server gives a where, and nothing is "
                  "returned: send a narrower where, with a cheap condition "
                  "first joined by and (name = 'j1' and ...%s: the rest is "
                  "skipped on the jobs it rules out), or one that compares "
-                 "fewer node sets with each other", JOB_QUOTE_MAX, where,
+                 "fewer node sets with each other", JOB_QUOTE(where),
                  done, n, t, job_secs(lim, sizeof lim, b->seconds),
                  config_only ? "" : ", state/phase = 'active' and ...");
     return ETIMEDOUT;
@@ -2097,39 +2102,39 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
          * --data-urlencode or a form encoded (docs/controller.md,
          * "Paging the jobs"): the cure is said, not only the byte. */
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' is not an XPath 1.0 expression over a job (at "
+                     "'%s' is not an XPath 1.0 expression over a job (at "
                      "byte %u, %s): send one whose names are a job's nodes, "
-                     "unprefixed, such as %s%s", JOB_QUOTE_MAX, where,
+                     "unprefixed, such as %s%s", JOB_QUOTE(where),
                      perr.pos + 1, perr.msg, ex->own,
                      strchr(where, '+') ? JOB_WHERE_PLUS : "");
         return EINVAL;
     case JOB_WHERE_DEREF:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' calls deref(): a job has no leafref to follow; "
-                     "send one without it", JOB_QUOTE_MAX, where);
+                     "'%s' calls deref(): a job has no leafref to follow; "
+                     "send one without it", JOB_QUOTE(where));
         return EINVAL;
     case JOB_WHERE_REMATCH:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' calls re-match(), whose regular expressions the "
+                     "'%s' calls re-match(), whose regular expressions the "
                      "server's XPath library may match for seconds on each "
                      "job: send one with starts-with(), contains(), "
                      "substring-before() or substring-after() instead",
-                     JOB_QUOTE_MAX, where);
+                     JOB_QUOTE(where));
         return EINVAL;
     case JOB_WHERE_RESTART:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' puts a predicate on current() or on a path from "
+                     "'%s' puts a predicate on current() or on a path from "
                      "current(), a call or parentheses inside another "
                      "predicate, which walks the job again for each node "
                      "of each level around it (the cost grows as the job's "
                      "size to the power of the levels): send one whose "
                      "inner paths start at the node in context, or move "
                      "the inner predicate out (state[lightpath[n < "
-                     "current()/priority]] serves)", JOB_QUOTE_MAX, where);
+                     "current()/priority]] serves)", JOB_QUOTE(where));
         return EINVAL;
     case JOB_WHERE_CROSS:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' compares two paths from current(), a call or "
+                     "'%s' compares two paths from current(), a call or "
                      "parentheses inside a predicate, which compares every "
                      "node of the job's one set with every node of the "
                      "other for each node the predicate is tried on (the "
@@ -2137,56 +2142,56 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
                      "compared paths, one of them at least, start at the "
                      "node in context (state/lightpath[link = "
                      "current()/state/lightpath/link] serves), or compare "
-                     "outside the predicate", JOB_QUOTE_MAX, where);
+                     "outside the predicate", JOB_QUOTE(where));
         return EINVAL;
     case JOB_WHERE_MOD:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses mod, which the server's XPath library "
+                     "'%s' uses mod, which the server's XPath library "
                      "cannot compute safely (a divisor between -1 and 1 "
                      "crashes it): send one without it (for x >= 0 and "
                      "y >= 1, x - y * floor(x div y) is x mod y)",
-                     JOB_QUOTE_MAX, where);
+                     JOB_QUOTE(where));
         return EINVAL;
     case JOB_WHERE_AXIS_OUT:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses the axis %s::, which reaches the other "
+                     "'%s' uses the axis %s::, which reaches the other "
                      "jobs: send one over the job's own nodes, such as %s",
-                     JOB_QUOTE_MAX, where, axis, ex->own);
+                     JOB_QUOTE(where), axis, ex->own);
         return EINVAL;
     case JOB_WHERE_AXIS_DESC:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses the axis %s::, whose cost for each job "
+                     "'%s' uses the axis %s::, whose cost for each job "
                      "grows with the whole list: send one with // instead, "
-                     "such as %s", JOB_QUOTE_MAX, where, axis, ex->desc);
+                     "such as %s", JOB_QUOTE(where), axis, ex->desc);
         return EINVAL;
     case JOB_WHERE_AXIS_UP:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses the axis %s::, which crashes the server's "
+                     "'%s' uses the axis %s::, which crashes the server's "
                      "XPath library after //: send one with a predicate "
-                     "instead, such as %s", JOB_QUOTE_MAX, where, axis,
+                     "instead, such as %s", JOB_QUOTE(where), axis,
                      ex->pred);
         return EINVAL;
     case JOB_WHERE_CHAIN:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' chains comparisons (a = b = c, a < b < c), "
+                     "'%s' chains comparisons (a = b = c, a < b < c), "
                      "which the server's XPath library leaks memory on and "
                      "which are no range: join them with and, such as "
                      "priority > 1 and priority < 5, or parenthesise, such "
-                     "as (a = b) = c", JOB_QUOTE_MAX, where);
+                     "as (a = b) = c", JOB_QUOTE(where));
         return EINVAL;
     case JOB_WHERE_NESTED:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' joins conditions with and or or inside a "
+                     "'%s' joins conditions with and or or inside a "
                      "predicate, beside another predicate or after a path "
                      "from parentheses or a call, or on node(), text() or "
                      "an attribute, which can crash the server's XPath "
                      "library: join them outside the predicates, x/y[a] or "
-                     "x/y[b] for x[y[a or b]], such as %s", JOB_QUOTE_MAX,
-                     where, ex->nested);
+                     "x/y[b] for x[y[a or b]], such as %s",
+                     JOB_QUOTE(where), ex->nested);
         return EINVAL;
     case JOB_WHERE_ANDOR_VALUE:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses as a value (compared, computed, counted, "
+                     "'%s' uses as a value (compared, computed, counted, "
                      "passed to a function other than not() or boolean(), "
                      "or followed by a step) a path whose predicate joins "
                      "conditions with and or or, which the server's XPath "
@@ -2195,39 +2200,39 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
                      "x[a and b], x[a] != 'v' or x[b] != 'v' for x[a or b] "
                      "!= 'v', count(x[a]) + count(x[b][not(a)]) for "
                      "count(x[a or b]), such as %s (as a condition alone, "
-                     "x[a or b] is taken)", JOB_QUOTE_MAX, where, ex->split);
+                     "x[a or b] is taken)", JOB_QUOTE(where), ex->split);
         return EINVAL;
     case JOB_WHERE_SUM_DOTS:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses .. inside sum(), where the root (../.. "
+                     "'%s' uses .. inside sum(), where the root (../.. "
                      "from the job) crashes the server's XPath library: "
                      "send one with a predicate instead, such as %s",
-                     JOB_QUOTE_MAX, where, ex->pred);
+                     JOB_QUOTE(where), ex->pred);
         return EINVAL;
     case JOB_WHERE_FILTER:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' puts a predicate after what is no step (a "
+                     "'%s' puts a predicate after what is no step (a "
                      "number, a literal, a call or parentheses), which can "
                      "crash the server's XPath library: put it after a name, "
                      "*, ., .., current(), node() or text(), such as %s",
-                     JOB_QUOTE_MAX, where, ex->pred);
+                     JOB_QUOTE(where), ex->pred);
         return EINVAL;
     case JOB_WHERE_DEEP:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' nests brackets more than %d deep: send one "
-                     "with fewer", JOB_QUOTE_MAX, where, LR_XPATH_DEPTH);
+                     "'%s' nests brackets more than %d deep: send one "
+                     "with fewer", JOB_QUOTE(where), LR_XPATH_DEPTH);
         return EINVAL;
     case JOB_WHERE_ROOT:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' starts a path at the root ('/'), outside the "
+                     "'%s' starts a path at the root ('/'), outside the "
                      "job it is evaluated on: send one over the job's own "
-                     "nodes, such as %s", JOB_QUOTE_MAX, where, ex->own);
+                     "nodes, such as %s", JOB_QUOTE(where), ex->own);
         return EINVAL;
     case JOB_WHERE_UNION:
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses | (a union), whose cost for each job grows "
+                     "'%s' uses | (a union), whose cost for each job grows "
                      "with the whole list: send the conditions joined with "
-                     "or, such as %s", JOB_QUOTE_MAX, where, ex->either);
+                     "or, such as %s", JOB_QUOTE(where), ex->either);
         return EINVAL;
     }
     /* Judged on the schema first, so that a bad query is refused even
@@ -2236,9 +2241,9 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
     if (where && lys_find_xpath_atoms(ctx, list, where,
                                       LYS_FIND_NO_MATCH_ERROR, &atoms)) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' is not an XPath 1.0 expression over a job "
+                     "'%s' is not an XPath 1.0 expression over a job "
                      "(%s): send one whose names are a job's nodes, "
-                     "unprefixed, such as %s", JOB_QUOTE_MAX, where,
+                     "unprefixed, such as %s", JOB_QUOTE(where),
                      job_ly_msg(ctx), ex->own);
         ly_set_free(atoms, NULL);
         return EINVAL;
@@ -2252,9 +2257,9 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
             sn = sn->parent;
         if (!sn) {
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                         "where '%.*s' reaches '%s', outside the job it is "
+                         "where '%s' reaches '%s', outside the job it is "
                          "evaluated on: send one over the job's own nodes, "
-                         "such as %s", JOB_QUOTE_MAX, where,
+                         "such as %s", JOB_QUOTE(where),
                          atoms->snodes[a]->name, ex->own);
             ly_set_free(atoms, NULL);
             return EINVAL;
@@ -2267,18 +2272,18 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
                                  : NULL;
     if (st) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' names '%s', which is state (config false): the "
+                     "'%s' names '%s', which is state (config false): the "
                      "running datastore holds configuration only",
-                     JOB_QUOTE_MAX, where, st->name);
+                     JOB_QUOTE(where), st->name);
         ly_set_free(atoms, NULL);
         return ENODATA;
     }
     ly_set_free(atoms, NULL);
     if (found.ban == JOB_WHERE_DOTS) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's where "
-                     "'%.*s' uses .., whose cost for each job grows with the "
+                     "'%s' uses .., whose cost for each job grows with the "
                      "whole list: send one with a predicate instead, such "
-                     "as %s", JOB_QUOTE_MAX, where, ex->pred);
+                     "as %s", JOB_QUOTE(where), ex->pred);
         return EINVAL;
     }
     if (sort_by
@@ -2286,9 +2291,8 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
         return EINVAL;
     if (config_only && leaf && (leaf->flags & LYS_CONFIG_R)) {
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                     "sort-by '%.*s' is state (config false): the running "
-                     "datastore holds configuration only", JOB_QUOTE_MAX,
-                     sort_by);
+                     "sort-by '%s' is state (config false): the running "
+                     "datastore holds configuration only", JOB_QUOTE(sort_by));
         return ENODATA;
     }
 
@@ -2330,9 +2334,9 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
         if (where && (rc = lyd_eval_xpath(e, where, &keep))) {
             /* The schema check passed: a failure here is evaluation's. */
             lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "the query's "
-                         "where '%.*s' could not be evaluated (%s): send "
+                         "where '%s' could not be evaluated (%s): send "
                          "one whose functions apply to a job's nodes",
-                         JOB_QUOTE_MAX, where,
+                         JOB_QUOTE(where),
                          job_ly_msg(ctx));
             rc = LY_SUCCESS;
             ret = EINVAL;

@@ -1186,6 +1186,27 @@ test_job_select(void)
     select_names(&f, refs, 4, "nosuch + 1 > 3", NULL, plus, sizeof plus);
     CU_ASSERT_EQUAL(strncmp(plus, "error 22: ", 10), 0);
     CU_ASSERT_PTR_NULL(strstr(plus, "send a space as %20"));
+    /* A where or sort-by past JOB_QUOTE_MAX (80 bytes) is quoted cut
+     * at a character and marked: 'x' then 2-byte characters put byte
+     * 80 inside one ("%.80s" cut there, and the 400's JSON had U+FFFD
+     * in its place). */
+    {
+        char where[160] = "x", sort[160] = "x", b[2048];
+        for (int i = 0; i < 50; i++) {
+            strcat(where, "\xc3\xa9");
+            strcat(sort, "\xc3\xa9");
+        }
+        strcat(where, " =");
+        for (int k = 0; k < 2; k++) {
+            select_names(&f, refs, 4, k ? NULL : where, k ? sort : NULL,
+                         b, sizeof b);
+            CU_ASSERT_EQUAL(strncmp(b, "error 22: ", 10), 0);
+            CU_ASSERT(lr_test_utf8(k ? "sort-by" : "where", b));
+            CU_ASSERT_PTR_NOT_NULL(strstr(b, LR_UTF8_CUT_MARK "' "));
+            if (!strstr(b, LR_UTF8_CUT_MARK "' "))
+                fprintf(stderr, "no quote cut and marked: %s\n", b);
+        }
+    }
     check_select_bad(&f, refs, 4, "nosuch='x'", NULL, "where 'nosuch='x''");
     /* Within the entry only: one reaching the other jobs would cost the
      * list's square. */
