@@ -4,10 +4,39 @@
 #include <string.h>
 
 #include "northbound/nb_query.h"
+#include "planner/lr_utf8.h"
 
 /* A quoted value in a message is cut here: the message must stay
  * readable whatever a client sent. */
 #define NB_QUERY_QUOTE_MAX 40
+
+/* The 'len' bytes at 'v' (NULL: none) as a message quotes them, into
+ * buf[NB_QUERY_QUOTE_MAX + 1]: whole when they fit, else cut at the
+ * start of a character and marked as lr_utf8_mark_cut() marks it.  A
+ * decoded value may hold any UTF-8 (%C3%A9), and a cut inside a
+ * character made the 400's JSON carry U+FFFD.  Returns buf. */
+static const char *
+nb_query_quote(char *buf, const char *v, size_t len)
+{
+    size_t m = sizeof LR_UTF8_CUT_MARK - 1, keep = NB_QUERY_QUOTE_MAX - m;
+    if (!v)
+        len = 0;
+    if (len <= NB_QUERY_QUOTE_MAX) {
+        memcpy(buf, v ? v : "", len);
+        buf[len] = '\0';
+        return buf;
+    }
+    while (keep > 0 && ((unsigned char) v[keep] & 0xc0) == 0x80)
+        keep--;
+    memcpy(buf, v, keep);
+    memcpy(buf + keep, LR_UTF8_CUT_MARK, m + 1);
+    return buf;
+}
+
+/* nb_query_quote() into a compound literal: pass it straight to the
+ * call that prints it. */
+#define NB_QUERY_QUOTE(v, len) \
+    nb_query_quote((char[NB_QUERY_QUOTE_MAX + 1]){ "" }, (v), (len))
 
 bool
 nb_query_value(const char *query, const char *name, const char **val,
@@ -142,20 +171,18 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
     if (nb_query_value(query, "limit", &v, &len)
         && !nb_query_is(v, len, "unbounded")
         && (!nb_query_u32(v, len, &pg->limit) || !pg->limit)) {
-        snprintf(err, errlen, "the query's limit '%.*s' is not a page "
+        snprintf(err, errlen, "the query's limit '%s' is not a page "
                  "size: send a whole number from 1 to %u, or 'unbounded' "
-                 "for every entry", (int) (len < NB_QUERY_QUOTE_MAX
-                                           ? len : NB_QUERY_QUOTE_MAX),
-                 v ? v : "", (unsigned) UINT32_MAX);
+                 "for every entry", NB_QUERY_QUOTE(v, len),
+                 (unsigned) UINT32_MAX);
         pg->limit = 0;
         return EINVAL;
     }
     if (nb_query_value(query, "offset", &v, &len)
         && !nb_query_u32(v, len, &pg->offset)) {
-        snprintf(err, errlen, "the query's offset '%.*s' is not a count of "
+        snprintf(err, errlen, "the query's offset '%s' is not a count of "
                  "entries to skip: send a whole number from 0 to %u",
-                 (int) (len < NB_QUERY_QUOTE_MAX ? len : NB_QUERY_QUOTE_MAX),
-                 v ? v : "", (unsigned) UINT32_MAX);
+                 NB_QUERY_QUOTE(v, len), (unsigned) UINT32_MAX);
         pg->offset = 0;
         return EINVAL;
     }
@@ -163,13 +190,11 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
         /* An empty cursor is the list's start (the draft's default, "the
          * same as the cursor of the first element"). */
         if (len && !nb_cursor_decode(v, len, pg->cursor)) {
-            snprintf(err, errlen, "the query's cursor '%.*s' is not one "
+            snprintf(err, errlen, "the query's cursor '%s' is not one "
                      "this server gives: send the value of a page's "
                      "'next' or 'previous' annotation as it came, or page "
                      "with offset",
-                     (int) (len < NB_QUERY_QUOTE_MAX ? len
-                                                     : NB_QUERY_QUOTE_MAX),
-                     v ? v : "");
+                     NB_QUERY_QUOTE(v, len));
             pg->cursor[0] = '\0';
             return EINVAL;
         }
@@ -186,11 +211,9 @@ nb_page_parse(const char *query, struct nb_page *pg, char *err,
         if (nb_query_is(v, len, "backwards"))
             pg->backwards = true;
         else if (!nb_query_is(v, len, "forwards")) {
-            snprintf(err, errlen, "the query's direction '%.*s' is not one: "
+            snprintf(err, errlen, "the query's direction '%s' is not one: "
                      "send 'forwards' (the list's order) or 'backwards'",
-                     (int) (len < NB_QUERY_QUOTE_MAX ? len
-                                                     : NB_QUERY_QUOTE_MAX),
-                     v ? v : "");
+                     NB_QUERY_QUOTE(v, len));
             return EINVAL;
         }
     }
@@ -294,11 +317,10 @@ nb_read_with_defaults(const char *query, struct nb_read *rd, char *err,
             rd->with_defaults = modes[i].wd;
             return 0;
         }
-    snprintf(err, errlen, "the query's with-defaults '%.*s' is not one: "
+    snprintf(err, errlen, "the query's with-defaults '%s' is not one: "
              "send 'report-all', 'trim', 'explicit' or 'report-all-tagged' "
              "(RFC 8040 4.8.9)",
-             (int) (len < NB_QUERY_QUOTE_MAX ? len : NB_QUERY_QUOTE_MAX),
-             v ? v : "");
+             NB_QUERY_QUOTE(v, len));
     return EINVAL;
 }
 
@@ -324,24 +346,20 @@ nb_read_parse(const char *query, struct nb_read *rd, char *err,
         else if (nb_query_is(v, len, "nonconfig"))
             rd->content = NB_CONTENT_NONCONFIG;
         else if (!nb_query_is(v, len, "all")) {
-            snprintf(err, errlen, "the query's content '%.*s' is not one: "
+            snprintf(err, errlen, "the query's content '%s' is not one: "
                      "send 'config' (configuration nodes), 'nonconfig' "
                      "(state nodes) or 'all' (RFC 8040 4.8.1)",
-                     (int) (len < NB_QUERY_QUOTE_MAX ? len
-                                                     : NB_QUERY_QUOTE_MAX),
-                     v ? v : "");
+                     NB_QUERY_QUOTE(v, len));
             return EINVAL;
         }
     }
     if (nb_query_value(query, "depth", &v, &len)
         && !nb_query_is(v, len, "unbounded")) {
         if (!nb_query_u32(v, len, &d) || d < 1 || d > UINT16_MAX) {
-            snprintf(err, errlen, "the query's depth '%.*s' is not a depth: "
+            snprintf(err, errlen, "the query's depth '%s' is not a depth: "
                      "send a whole number from 1 (the resource alone) to "
                      "%u, or 'unbounded' (RFC 8040 4.8.2)",
-                     (int) (len < NB_QUERY_QUOTE_MAX ? len
-                                                     : NB_QUERY_QUOTE_MAX),
-                     v ? v : "", (unsigned) UINT16_MAX);
+                     NB_QUERY_QUOTE(v, len), (unsigned) UINT16_MAX);
             rd->content = NB_CONTENT_ALL;
             return EINVAL;
         }

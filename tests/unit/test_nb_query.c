@@ -110,6 +110,35 @@ test_parse_bad(void)
     }
 }
 
+/* A value past NB_QUERY_QUOTE_MAX (40 bytes) is quoted cut at the
+ * start of a character and marked: the query is decoded, so a value
+ * may hold any UTF-8, and 'x' then 2-byte characters put byte 40
+ * inside one ("%.40s" cut there: the 400's JSON had U+FFFD). */
+static void
+test_quote_utf8(void)
+{
+    static const char *const names[] = {
+        "limit", "offset", "direction", "cursor", "content", "depth",
+        "with-defaults",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char query[160], err[256] = "";
+        struct nb_page pg;
+        struct nb_read rd;
+        snprintf(query, sizeof query, "%s=x", names[i]);
+        for (int k = 0; k < 30; k++)
+            strcat(query, "\xc3\xa9");
+        int rc = i < 4 ? nb_page_parse(query, &pg, err, sizeof err)
+                       : nb_read_parse(query, &rd, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, EINVAL);
+        CU_ASSERT(lr_test_utf8(names[i], err));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, LR_UTF8_CUT_MARK "' "));
+        if (!strstr(err, LR_UTF8_CUT_MARK "' "))
+            fprintf(stderr, "%s: no quote cut and marked: %s\n", names[i],
+                    err);
+    }
+}
+
 /* Pages of every size over lists of 0..9 entries, both ways: their
  * concatenation is the list (or its reverse) exactly once, each page's
  * remaining is what follows it, and an offset past the end is ERANGE
@@ -420,6 +449,7 @@ static CU_TestInfo tests[] = {
     { "a parameter's raw value", test_value },
     { "good limit, offset and direction", test_parse_good },
     { "each bad value told what to send", test_parse_bad },
+    { "a long value quoted cut at a character", test_quote_utf8 },
     { "pages tile the list both ways", test_pages_tile },
     { "a cursor's text: its key back, anything else refused", test_cursor },
     { "pages from a cursor, their next and previous", test_cursor_pages },
