@@ -2143,21 +2143,33 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
 }
 
 /* The way back for lightpath 'lp' that fails the checks 'bits'
- * (lr_lightpath_fits()) into back[len]: "give the modulation table the
- * format back", or what changed of the format, each failing check's in
- * lr_lightpath_fits()'s order ("give 8QAM its reach and a threshold of
- * at most 17.0 dB back"): a format's spectral efficiency, reach or
- * threshold alone is no format missing.  The threshold's is the
- * measurement cut down to a tenth of a dB, which the table then passes
- * (mod_tenth_below()). */
+ * (lr_lightpath_fits()) into back[len], up to the "DELETE" that the
+ * line's "the job and submit it again" ends: "give the modulation
+ * table the format back, or DELETE", or what changed of the format,
+ * each failing check's in lr_lightpath_fits()'s order ("give 8QAM its
+ * reach and a threshold of at most 17.0 dB back, or DELETE"): a
+ * format's spectral efficiency, reach or threshold alone is no format
+ * missing.  The threshold's is the measurement cut down to a tenth of
+ * a dB, which the table then passes (mod_tenth_below()).  A name no
+ * table may hold has DELETE alone. */
 static void
 mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
              size_t len)
 {
     char part[3][64], at_most[32];
     int n = 0;
+    /* A name that is no text (a store's from before the table refused
+     * control characters) no table can be given back: a CSV holding it
+     * is refused (lr_modtable_add()). */
+    if ((bits & LR_LP_NO_FORMAT) && lp->modulation[0]
+        && lp->modulation[lr_mod_name_text(lp->modulation)]) {
+        snprintf(back, len, "no modulation table can hold a name that is "
+                 "no text: DELETE");
+        return;
+    }
     if (bits & LR_LP_NO_FORMAT) {
-        snprintf(back, len, "give the modulation table the format back");
+        snprintf(back, len, "give the modulation table the format back, or "
+                 "DELETE");
         return;
     }
     if (bits & LR_LP_REACH)
@@ -2170,13 +2182,14 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
                  at_most);
     }
     if (n == 1)
-        snprintf(back, len, "give %s %s back", lp->modulation, part[0]);
+        snprintf(back, len, "give %s %s back, or DELETE", lp->modulation,
+                 part[0]);
     else if (n == 2)
-        snprintf(back, len, "give %s %s and %s back", lp->modulation,
-                 part[0], part[1]);
+        snprintf(back, len, "give %s %s and %s back, or DELETE",
+                 lp->modulation, part[0], part[1]);
     else
-        snprintf(back, len, "give %s %s, %s and %s back", lp->modulation,
-                 part[0], part[1], part[2]);
+        snprintf(back, len, "give %s %s, %s and %s back, or DELETE",
+                 lp->modulation, part[0], part[1], part[2]);
 }
 
 /* Each lightpath of job 'j' the table in use no longer fits as it was
@@ -2208,9 +2221,8 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
         else
             snprintf(fmt, sizeof fmt, "format not known");
         lr_ctl_say(buf, len, "job %s: lightpath %d (%s -> %s, %s, %.1f km): "
-                   "%s: kept as stored, no device reprogrammed; %s, or "
-                   "DELETE the job and submit it again to plan it with this "
-                   "table", j->intent.name, k + 1,
+                   "%s: kept as stored, no device reprogrammed; %s the "
+                   "job and submit it again to plan it with this table", j->intent.name, k + 1,
                    c->cluster->dcs[lp->from_dc].name,
                    c->cluster->dcs[lp->to_dc].name, fmt, lp->length_km, why,
                    back);

@@ -310,7 +310,7 @@ at=$((${#fmt} + 1))
 want="the modulation table has no format $fmt\\u009B (escaped: a format's name must be UTF-8 text without control characters; bytes $at-$((at + 1)) are U+009B, a C1 control character; it has BPSK, QPSK, 8QAM, 16QAM)"
 grep -q -F "job j1: lightpath 1 (" "$D/log" \
     && grep -q -F ", $fmt\\u009B, " "$D/log" \
-    && grep -q -F "$want: kept as stored, no device reprogrammed; give the modulation table the format back" "$D/log" \
+    && grep -q -F "$want: kept as stored, no device reprogrammed; no modulation table can hold a name that is no text: DELETE the job and submit it again" "$D/log" \
     && ! LC_ALL=C grep -q -F "$c1" "$D/log" \
     && ok "the start says j1's C1 name escaped: $(grep -F 'job j1: lightpath 1 (' "$D/log")" \
     || notok "the start on a stored C1 name: $(cat -v "$D/log")"

@@ -45,6 +45,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
 #include "tests/lr_test.h"
@@ -472,6 +474,81 @@ test_measured_gosnr_way_back_passes(void)
     free(listed);
     free(report);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "hair", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
+/* Runs 'sql' on the store while no controller has it open. */
+static void
+db_exec(const char *sql)
+{
+    sqlite3 *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &h), SQLITE_OK);
+    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
+}
+
+/* A stored format name no table may hold (U+009B, a C1 control, kept
+ * by a store written before the table refused such names): the start
+ * lists it as a format the table lacks, and its way back must be one
+ * that can be followed.  "Give the modulation table the format back"
+ * cannot: a CSV with that name is refused, as lr_modtable_add() refuses
+ * it, so the line says so and leaves DELETE and submit again. */
+static void
+test_name_no_table_holds_way_back(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    struct lr_modtable t;
+    char err[1024], *report = NULL;
+    static const char csv[] = "name,maximum_length,spectral_efficiency\n"
+                              "8QAM\xc2\x9b,1200,3\n";
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    in = intent("c1name");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    lr_ctl_free(c);
+    db_exec("UPDATE lightpaths SET modulation = modulation || char(155) "
+            "WHERE job = 'c1name' AND idx = 0");
+
+    /* The advice tried: no table takes the format back. */
+    lr_modtable_default(&t);
+    CU_ASSERT_EQUAL(lr_modtable_add(&t, "8QAM\xc2\x9b", 1200, 3), EINVAL);
+    CU_ASSERT_NOT_EQUAL(lr_modtable_parse_csv(&t, csv, sizeof csv - 1, err,
+                                              sizeof err), 0);
+
+    lr_modtable_default(&t);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
+                                          sizeof err), 0);
+    const char *line = report ? strstr(report, "job c1name: lightpath 1 (")
+                              : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    const char *end = strchr(line, '\n');
+    char one[2048];
+    snprintf(one, sizeof one, "%.*s", (int) (end ? end - line
+                                             : (ptrdiff_t) strlen(line)),
+             line);
+    CU_ASSERT_PTR_NULL(strstr(one, "give the modulation table the format "
+                                   "back"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(one, "no device reprogrammed; no "
+                                       "modulation table can hold a name "
+                                       "that is no text: DELETE the job and "
+                                       "submit it again to plan it with "
+                                       "this table"));
+    if (strstr(one, "the format back") || !strstr(one, "DELETE the job"))
+        fprintf(stderr, "a C1 name's way back: %s\n", one);
+    free(report);
+    lr_ctl_free(c);
+    db_exec("UPDATE lightpaths SET modulation = '8QAM' "
+            "WHERE job = 'c1name' AND idx = 0");
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "c1name", err, sizeof err), 0);
     lr_ctl_free(c);
 }
 
@@ -931,6 +1008,8 @@ static CU_TestInfo tests[] = {
       test_measured_gosnr_judged_at_start },
     { "the way back from a raised threshold passes the measurement",
       test_measured_gosnr_way_back_passes },
+    { "a stored name no table holds: a way back that can be followed",
+      test_name_no_table_holds_way_back },
     { "a lost add on record as unknown is not held",
       test_lost_add_unknown_not_held },
     { "a lost removal on record as unknown may be held",
