@@ -358,6 +358,21 @@ mod_say_names(const struct lr_modtable *t, char *say, size_t len, int n)
         snprintf(say + n, len - (size_t) n, ")");
 }
 
+/* 'length_km' past 'reach_km' (lr_mod_choose() refused it) as text
+ * into a[len], with the fewest decimals (one at least) that read past
+ * the reach and that, given as the reach, lr_mod_choose() takes: at
+ * one decimal 500.04 km read "500.0 km is beyond 8QAM's reach of 500
+ * km", and a reach of 500.0 given back still refused it. */
+static void
+mod_say_above(double length_km, double reach_km, char *a, size_t len)
+{
+    int d = 1;
+    snprintf(a, len, "%.1f", length_km);
+    while (d < 17 && !(strtod(a, NULL) > reach_km
+                       && strtod(a, NULL) >= length_km * (1 - 1e-9)))
+        snprintf(a, len, "%.*f", ++d, length_km);
+}
+
 int
 lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
             char *why, size_t whylen)
@@ -391,8 +406,10 @@ lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
                                                      .f = { t->f[i] } },
                              length_km) < 0) {
         /* lr_mod_choose() over the format alone: the same slack. */
-        snprintf(say, sizeof say, "%.1f km is beyond %s's reach of %g km "
-                 "in the modulation table", length_km, t->f[i].name,
+        char km[48];
+        mod_say_above(length_km, t->f[i].reach_km, km, sizeof km);
+        snprintf(say, sizeof say, "%s km is beyond %s's reach of %g km "
+                 "in the modulation table", km, t->f[i].name,
                  t->f[i].reach_km);
         rc = ERANGE;
     }

@@ -518,6 +518,17 @@ test_fits(void)
     CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 812.5, why, sizeof why), ERANGE);
     CU_ASSERT_STRING_EQUAL(why, "812.5 km is beyond 8QAM's reach of 500 km "
                            "in the modulation table");
+    /* 40 m past the reach (lengths are to the metre): said with the
+     * decimals that read past it, not "500.0 km is beyond 8QAM's reach
+     * of 500 km"; and a table given the length said as its reach fits
+     * the lightpath (500.0 would not). */
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 500.04, why, sizeof why),
+                    ERANGE);
+    CU_ASSERT_STRING_EQUAL(why, "500.04 km is beyond 8QAM's reach of 500 km "
+                           "in the modulation table");
+    t.f[0].reach_km = strtod(why, NULL);
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 500.04, NULL, 0), 0);
+    t.f[0].reach_km = 500;
     CU_ASSERT_EQUAL(lr_mod_fits(&t, "16QAM", 10, why, sizeof why), ENOENT);
     CU_ASSERT_STRING_EQUAL(why, "the modulation table has no format 16QAM "
                            "(it has 8QAM, QPSK)");
