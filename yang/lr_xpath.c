@@ -261,6 +261,9 @@ xp_lex_one(struct xp_parser *p, unsigned pos, enum xp_tok prev,
          * variable "p" not defined.", found only when it evaluates):
          * refused here, at its byte, with what to send instead. */
         unsigned n = xp_ncname(s + 1);
+        /* Its name is a QName: the advice quotes the prefix too. */
+        if (n && s[1 + n] == ':' && xp_ncname(s + 2 + n))
+            n += 1 + xp_ncname(s + 2 + n);
         return xp_fail(p, pos, "variables are not supported: write the "
                        "value in place of '$%.*s%s'",
                        (int) xp_quote_len(s + 1, n, 20), s + 1,

@@ -155,6 +155,9 @@ test_errors(void)
     check_error("f(a, $very-long-variable-name-x)", 5, "in place of "
                 "'$very-long-variable-n...'");
     check_error("x[$i]", 2, "variables are not supported");
+    /* A QName: the advice names the whole reference, prefix and all
+     * ("in place of '$p'" left "5:x" once followed). */
+    check_error("priority = $p:x", 11, "in place of '$p:x'");
     check_error("$", 0, "variables are not supported: write the value in "
                 "place of '$'");
 }
@@ -278,6 +281,9 @@ test_shapes(void)
         /* '..' inside sum(); in a literal none. */
         { "sum(current()/../..)", "(call sum (path (call current) .. ..))" },
         { "name = '..'", "(= (path name) '..')" },
+        /* '$' in a literal is no variable reference. */
+        { "name = '$p' or name = \"a$\"",
+          "(or (= (path name) '$p') (= (path name) \"a$\"))" },
         /* 'or' in the predicate of a path beside a boolean (taken), and
          * with a second predicate on the path (refused). */
         { "state/lightpath[m = 5 or m = 6] = true()",
