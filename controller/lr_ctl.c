@@ -2151,7 +2151,7 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
  * format's spectral efficiency, reach or threshold alone is no format
  * missing.  The threshold's is the measurement cut down to a tenth of
  * a dB, which the table then passes (mod_tenth_below()).  A name no
- * table may hold has DELETE alone. */
+ * table may hold, or none, has DELETE alone. */
 static void
 mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
              size_t len)
@@ -2165,6 +2165,13 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
         && lp->modulation[lr_mod_name_text(lp->modulation)]) {
         snprintf(back, len, "no modulation table can hold a name that is "
                  "no text: DELETE");
+        return;
+    }
+    /* Nor one it has no name of ('', a migrated index no lightraild
+     * wrote). */
+    if ((bits & LR_LP_NO_FORMAT) && !lp->modulation[0]) {
+        snprintf(back, len, "no modulation table can give back a format "
+                 "not known: DELETE");
         return;
     }
     if (bits & LR_LP_NO_FORMAT) {

@@ -491,7 +491,8 @@ db_exec(const char *sql)
 }
 
 /* A stored format name no table may hold (U+009B, a C1 control, kept
- * by a store written before the table refused such names): the start
+ * by a store written before the table refused such names), or none
+ * (''): the start
  * lists it as a format the table lacks, and its way back must be one
  * that can be followed.  "Give the modulation table the format back"
  * cannot: a CSV with that name is refused, as lr_modtable_add() refuses
@@ -543,6 +544,28 @@ test_name_no_table_holds_way_back(void)
                                        "this table"));
     if (strstr(one, "the format back") || !strstr(one, "DELETE the job"))
         fprintf(stderr, "a C1 name's way back: %s\n", one);
+    free(report);
+    lr_ctl_free(c);
+
+    /* No name at all (a store migrated from an index no lightraild
+     * wrote keeps ''): no format to give back either. */
+    db_exec("UPDATE lightpaths SET modulation = '' "
+            "WHERE job = 'c1name' AND idx = 0");
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
+                                          sizeof err), 0);
+    line = report ? strstr(report, "job c1name: lightpath 1 (") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    end = strchr(line, '\n');
+    snprintf(one, sizeof one, "%.*s", (int) (end ? end - line
+                                             : (ptrdiff_t) strlen(line)),
+             line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(one, "its modulation format is not known: "
+                                       "kept as stored, no device "
+                                       "reprogrammed; no modulation table "
+                                       "can give back a format not known: "
+                                       "DELETE the job and submit it again"));
+    if (strstr(one, "the format back") || !strstr(one, "DELETE the job"))
+        fprintf(stderr, "no name's way back: %s\n", one);
     free(report);
     lr_ctl_free(c);
     db_exec("UPDATE lightpaths SET modulation = '8QAM' "
