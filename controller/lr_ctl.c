@@ -2161,7 +2161,7 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
     /* A name that is no text (a store's from before the table refused
      * control characters) no table can be given back: a CSV holding it
      * is refused (lr_modtable_add()). */
-    if ((bits & LR_LP_NO_FORMAT) && lp->modulation[0]
+    if ((bits & LR_MOD_NO_FORMAT) && lp->modulation[0]
         && lp->modulation[lr_mod_name_text(lp->modulation)]) {
         snprintf(back, len, "no modulation table can hold a name that is "
                  "no text: DELETE");
@@ -2169,21 +2169,21 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
     }
     /* Nor one it has no name of ('', a migrated index no lightraild
      * wrote). */
-    if ((bits & LR_LP_NO_FORMAT) && !lp->modulation[0]) {
+    if ((bits & LR_MOD_NO_FORMAT) && !lp->modulation[0]) {
         snprintf(back, len, "no modulation table can give back a format "
                  "not known: DELETE");
         return;
     }
-    if (bits & LR_LP_NO_FORMAT) {
+    if (bits & LR_MOD_NO_FORMAT) {
         snprintf(back, len, "give the modulation table the format back, or "
                  "DELETE");
         return;
     }
-    if (bits & LR_LP_REACH)
+    if (bits & LR_MOD_REACH)
         snprintf(part[n++], sizeof part[0], "its reach");
-    if (bits & LR_LP_SLOTS)
+    if (bits & LR_MOD_SLOTS)
         snprintf(part[n++], sizeof part[0], "its spectral efficiency");
-    if (bits & LR_LP_GOSNR) {
+    if (bits & LR_MOD_GOSNR) {
         mod_tenth_below(lp->gosnr_db, at_most, sizeof at_most);
         snprintf(part[n++], sizeof part[0], "a threshold of at most %s dB",
                  at_most);
@@ -2211,7 +2211,7 @@ static int
 say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
                  size_t *len)
 {
-    char why[LR_LIGHTPATH_WHY_MAX];
+    char why[LR_MOD_JUDGE_WHY_MAX];
     int n = 0;
     for (int k = 0; k < j->n_lightpaths; k++) {
         const struct lr_lightpath *lp = &j->lp[k];

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "planner/lr_model.h"
@@ -121,71 +120,20 @@ struct lr_job {
     int64_t created_ms, updated_ms;   /* Unix time, milliseconds */
 };
 
-/* The checks a stored lightpath can fail against a modulation table,
- * as the bits of lr_lightpath_fits()'s result.  A format the table
- * lacks fails alone: there is no reach, efficiency nor threshold to
- * judge the others by. */
-#define LR_LP_NO_FORMAT 0x1 /* the table has no such format */
-#define LR_LP_REACH 0x2     /* its path is beyond the format's reach */
-#define LR_LP_SLOTS 0x4     /* the format's efficiency sizes another m */
-#define LR_LP_GOSNR 0x8     /* measured below the format's threshold */
-
-/* The bytes lr_lightpath_fits()'s 'why' needs at most: three facts and
- * the words joining them. */
-#define LR_LIGHTPATH_WHY_MAX (3 * LR_MOD_WHY_MAX + 16)
-
 /* Whether lightpath 'lp' still fits table 't' as it was planned (the
  * table may have changed since: lightraild's modulation-table): 0, or
- * the LR_LP_* bits of every check it fails: LR_LP_NO_FORMAT alone, or
- * any of LR_LP_REACH, LR_LP_SLOTS, LR_LP_GOSNR (a lightpath never
- * measured is not judged by a threshold).  'why' (whylen bytes,
- * LR_LIGHTPATH_WHY_MAX suffice) gets each failing check's fact, in
- * that fixed order, in one line: "A", "A; and B", "A; B; and C"
- * (lr_mod_fits(), lr_mod_sized(), lr_mod_received()), so that an
- * operator mending the first learns of the next at once, not at the
- * next start.  One judgement for the start's report, lightrail-check
- * and GET's modulation-mismatch. */
+ * the LR_MOD_* bits of every check it fails, with their facts in 'why'
+ * (LR_MOD_JUDGE_WHY_MAX bytes suffice): lr_mod_judge() on the
+ * lightpath's format, length, rate, slots and measured gOSNR.  One
+ * judgement for the start's report, lightrail-check and GET's
+ * modulation-mismatch. */
 static inline int
 lr_lightpath_fits(const struct lr_modtable *t, const struct lr_lightpath *lp,
                   char *why, size_t whylen)
 {
-    char fact[3][LR_MOD_WHY_MAX];
-    int bits = 0, n = 0;
-    int rc = lr_mod_fits(t, lp->modulation, lp->length_km, fact[0],
-                         sizeof fact[0]);
-    if (rc == ENOENT) {
-        bits = LR_LP_NO_FORMAT;
-        n = 1;
-    } else {
-        if (rc) {
-            bits |= LR_LP_REACH;
-            n++;
-        }
-        if (lr_mod_sized(t, lp->modulation, lp->capacity_gbps, lp->m,
-                         LR_JOB_GUARD_SLOTS, fact[n], sizeof fact[n])) {
-            bits |= LR_LP_SLOTS;
-            n++;
-        }
-        if (lp->gosnr_known
-            && lr_mod_received(t, lp->modulation, lp->gosnr_db, fact[n],
-                               sizeof fact[n])) {
-            bits |= LR_LP_GOSNR;
-            n++;
-        }
-    }
-    if (why && whylen) {
-        size_t at = 0;
-        why[0] = '\0';
-        for (int k = 0; k < n && at < whylen; k++) {
-            int w = snprintf(why + at, whylen - at, "%s%s%s",
-                             k ? "; " : "", k && k == n - 1 ? "and " : "",
-                             fact[k]);
-            if (w < 0)
-                break;
-            at += (size_t) w;
-        }
-    }
-    return bits;
+    return lr_mod_judge(t, lp->modulation, lp->length_km, lp->capacity_gbps,
+                        lp->m, LR_JOB_GUARD_SLOTS,
+                        lp->gosnr_known ? &lp->gosnr_db : NULL, why, whylen);
 }
 
 #define LR_JOB_N_PHASES 7

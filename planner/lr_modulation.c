@@ -481,6 +481,48 @@ lr_mod_received(const struct lr_modtable *t, const char *name,
 }
 
 int
+lr_mod_judge(const struct lr_modtable *t, const char *name,
+             double length_km, double rate_gbps, int m, int guard,
+             const double *gosnr_db, char *why, size_t whylen)
+{
+    char fact[3][LR_MOD_WHY_MAX];
+    int bits = 0, n = 0;
+    int rc = lr_mod_fits(t, name, length_km, fact[0], sizeof fact[0]);
+    if (rc == ENOENT) {
+        bits = LR_MOD_NO_FORMAT;
+        n = 1;
+    } else {
+        if (rc) {
+            bits |= LR_MOD_REACH;
+            n++;
+        }
+        if (lr_mod_sized(t, name, rate_gbps, m, guard, fact[n],
+                         sizeof fact[n])) {
+            bits |= LR_MOD_SLOTS;
+            n++;
+        }
+        if (gosnr_db && lr_mod_received(t, name, *gosnr_db, fact[n],
+                                        sizeof fact[n])) {
+            bits |= LR_MOD_GOSNR;
+            n++;
+        }
+    }
+    if (why && whylen) {
+        size_t at = 0;
+        why[0] = '\0';
+        for (int k = 0; k < n && at < whylen; k++) {
+            int w = snprintf(why + at, whylen - at, "%s%s%s",
+                             k ? "; " : "", k && k == n - 1 ? "and " : "",
+                             fact[k]);
+            if (w < 0)
+                break;
+            at += (size_t) w;
+        }
+    }
+    return bits;
+}
+
+int
 lr_mod_slots(const struct lr_modformat *f, double rate_gbps, int guard)
 {
     /* The epsilon keeps an exact multiple (100 Gb/s at 25 Gb/s per slot)

@@ -101,6 +101,34 @@ void lr_mod_name_fault(const char *name, size_t at, char *buf, size_t len);
  * LR_MOD_NAME_ESC_MAX bytes hold any name a lightpath keeps. */
 void lr_mod_name_escape(const char *name, char *buf, size_t len);
 
+/* The checks a stored lightpath can fail against a modulation table,
+ * as the bits of lr_mod_judge()'s result.  A format the table lacks
+ * fails alone: there is no reach, efficiency nor threshold to judge
+ * the others by. */
+#define LR_MOD_NO_FORMAT 0x1 /* the table has no such format */
+#define LR_MOD_REACH 0x2     /* its path is beyond the format's reach */
+#define LR_MOD_SLOTS 0x4     /* the format's efficiency sizes another m */
+#define LR_MOD_GOSNR 0x8     /* measured below the format's threshold */
+
+/* The bytes lr_mod_judge()'s 'why' needs at most: three facts and the
+ * words joining them. */
+#define LR_MOD_JUDGE_WHY_MAX (3 * LR_MOD_WHY_MAX + 16)
+
+/* Whether a lightpath planned with format 'name' over 'length_km', of
+ * 'rate_gbps' in 'm' slots ('guard' of them the guard band), whose
+ * receiver measured '*gosnr_db' at provisioning (NULL: never measured,
+ * not judged by a threshold), still fits table 't': 0, or the
+ * LR_MOD_* bits of every check it fails: LR_MOD_NO_FORMAT alone, or
+ * any of LR_MOD_REACH, LR_MOD_SLOTS, LR_MOD_GOSNR.  'why' (NULL: not
+ * written; LR_MOD_JUDGE_WHY_MAX bytes suffice) gets each failing
+ * check's fact, in that fixed order, in one line: "A", "A; and B",
+ * "A; B; and C" (lr_mod_fits(), lr_mod_sized(), lr_mod_received()),
+ * so that an operator mending the first learns of the next at once,
+ * not at the next start. */
+int lr_mod_judge(const struct lr_modtable *t, const char *name,
+                 double length_km, double rate_gbps, int m, int guard,
+                 const double *gosnr_db, char *why, size_t whylen);
+
 /* Replaces 't' with the table of a modulation CSV, the 'len' bytes of
  * 'text': a header whose first columns are name,maximum_length,
  * spectral_efficiency, then one format per line (blank lines skipped,

@@ -645,7 +645,7 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
             && (rc = lyd_new_term(l, mod, "modulation", lp->modulation, 0,
                                   NULL)))
             goto cleanup;
-        char why[LR_LIGHTPATH_WHY_MAX];
+        char why[LR_MOD_JUDGE_WHY_MAX];
         if (env->mods
             && lr_lightpath_fits(env->mods, lp, why, sizeof why)
             && (rc = lyd_new_term(l, mod, "modulation-mismatch", why, 0,
