@@ -9,19 +9,15 @@
 /* A quoted value in a message is cut here: the message must stay
  * readable whatever a client sent. */
 #define NB_QUERY_QUOTE_MAX 40
+#define NB_QUERY_QUOTE(v, len) NB_QUERY_CLIP((v), (len), NB_QUERY_QUOTE_MAX)
 
-/* The 'len' bytes at 'v' (NULL: none) as a message quotes them, into
- * buf[NB_QUERY_QUOTE_MAX + 1]: whole when they fit, else cut at the
- * start of a character and marked as lr_utf8_mark_cut() marks it.  A
- * decoded value may hold any UTF-8 (%C3%A9), and a cut inside a
- * character made the 400's JSON carry U+FFFD.  Returns buf. */
-static const char *
-nb_query_quote(char *buf, const char *v, size_t len)
+const char *
+nb_query_quote(char *buf, size_t size, const char *v, size_t len)
 {
-    size_t m = sizeof LR_UTF8_CUT_MARK - 1, keep = NB_QUERY_QUOTE_MAX - m;
+    size_t m = sizeof LR_UTF8_CUT_MARK - 1, keep = size - 1 - m;
     if (!v)
         len = 0;
-    if (len <= NB_QUERY_QUOTE_MAX) {
+    if (len < size) {
         memcpy(buf, v ? v : "", len);
         buf[len] = '\0';
         return buf;
@@ -32,11 +28,6 @@ nb_query_quote(char *buf, const char *v, size_t len)
     memcpy(buf + keep, LR_UTF8_CUT_MARK, m + 1);
     return buf;
 }
-
-/* nb_query_quote() into a compound literal: pass it straight to the
- * call that prints it. */
-#define NB_QUERY_QUOTE(v, len) \
-    nb_query_quote((char[NB_QUERY_QUOTE_MAX + 1]){ "" }, (v), (len))
 
 bool
 nb_query_value(const char *query, const char *name, const char **val,

@@ -74,6 +74,21 @@ bool nb_read_cuts(const struct nb_read *rd);
 bool nb_query_value(const char *query, const char *name, const char **val,
                     size_t *len);
 
+/* The 'len' bytes at 'v' (NULL: none), a value of the query, as a
+ * message quotes them, into buf[size] (size > sizeof LR_UTF8_CUT_MARK):
+ * whole when they fit, else cut at the start of a character and marked
+ * as lr_utf8_mark_cut() marks it.  A decoded value may hold any UTF-8
+ * (%C3%A9), and "%.40s" cut inside a character: the 400's JSON carried
+ * U+FFFD.  Returns buf. */
+const char *nb_query_quote(char *buf, size_t size, const char *v,
+                           size_t len);
+
+/* nb_query_quote() of at most 'max' bytes (a constant) into a compound
+ * literal, which lives to the end of the enclosing block: pass it
+ * straight to the call that prints it. */
+#define NB_QUERY_CLIP(v, len, max) \
+    nb_query_quote((char[(max) + 1]){ "" }, (max) + 1, (v), (len))
+
 /* The most bytes of a key a cursor names, and of the cursor's text
  * (the key in base64url, RFC 4648 section 5, without padding: 4
  * characters for 3 bytes), its NUL included. */

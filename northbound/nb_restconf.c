@@ -2674,8 +2674,8 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
     bool origin = nb_query_value(req->query, DS_WITH_ORIGIN, &v, &vl);
     if (origin && v) {
         nb_error(resp, 400, "invalid-value", NULL, "with-origin takes no "
-                 "value (RFC 8527 3.2.2), not '%.*s': send it alone, "
-                 "?with-origin", (int) (vl < 64 ? vl : 64), v);
+                 "value (RFC 8527 3.2.2), not '%s': send it alone, "
+                 "?with-origin", NB_QUERY_CLIP(v, vl, 64));
         return;
     }
     if (read_query(req, resp, &rd))

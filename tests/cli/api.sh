@@ -842,6 +842,15 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | contains("with-origin 
     "$tmp/bad-body" > /dev/null \
     && ok "with-origin=true on operational: it takes no value, said" \
     || notok "with-origin=true on operational: $(cat "$tmp/bad-body")"
+# A value past the 64 bytes quoted: decoded, it may hold any UTF-8, and
+# it is cut at the start of a character and marked ('x' then 2-byte
+# characters put byte 64 inside one: it was cut there, U+FFFD).
+long_v=x$(printf '%%C3%%A9%.0s' $(seq 40))
+bad 400 invalid-value "GET $OPER?with-origin=x and 40 U+00E9" GET "$OPER?with-origin=$long_v"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | (contains("\ufffd") | not) and contains(" [...]'"'"': send it alone")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "with-origin's long value: cut at a character and marked" \
+    || notok "with-origin's long value: $(cat "$tmp/bad-body")"
 # On running (RFC 8527 3.2.2: operational's alone) with-origin is a
 # parameter running's resources do not take: the server's 400 (its
 # type) says where it goes, then what is taken there (same_refusal
