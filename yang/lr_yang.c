@@ -349,6 +349,43 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+/* How much of a value a refusal quotes: a name takes up to 63
+ * characters, which may be 252 bytes, and a value refused for its type
+ * may be any length. */
+#define LR_YANG_REF_NAME 64
+
+/* libyang's sentence lymsg, its first 'keep' bytes (its final '.'
+ * dropped), into msg[size] (size > sizeof LR_UTF8_CUT_MARK), the value
+ * it quotes (between its first and last '"') cut at LR_YANG_REF_NAME
+ * bytes, at the start of a character (planner/lr_utf8.h): libyang quotes
+ * the value whole, so a long one left no room for the advice that
+ * follows, and snprintf() cut the message inside a character, no UTF-8
+ * for the API's JSON.  The advice is then appended with
+ * lr_utf8_appendf(). */
+static void
+lr_yang_said(char *msg, size_t size, const char *lymsg, size_t keep)
+{
+    const char *q1 = memchr(lymsg, '"', keep), *q2 = NULL;
+    char v[LR_YANG_REF_NAME + 2];
+
+    for (const char *q = q1 ? q1 + 1 : NULL; q && q < lymsg + keep; q++)
+        if (*q == '"')
+            q2 = q;
+    msg[0] = '\0';
+    if (!q2) {
+        lr_utf8_appendf(msg, size, "%.*s", (int) keep, lymsg);
+        return;
+    }
+    size_t vlen = (size_t) (q2 - q1 - 1);
+    if (vlen > sizeof v - 1)
+        vlen = sizeof v - 1;
+    memcpy(v, q1 + 1, vlen);
+    v[vlen] = '\0';
+    lr_utf8_appendf(msg, size, "%.*s%s%.*s", (int) (q1 + 1 - lymsg), lymsg,
+                    LR_UTF8_CLIP(v, LR_YANG_REF_NAME),
+                    (int) (lymsg + keep - q2), q2);
+}
+
 /* libyang's "Invalid enumeration value "V"." at the leaf 'path' (a
  * data path) followed by the names the enumeration takes, which libyang
  * does not say, into msg[size]; false, msg untouched, when they cannot
@@ -370,13 +407,13 @@ lr_yang_enum_msg(const struct ly_ctx *ctx, const char *path,
     lr_yang_want_type(leaf->type, leaf->units, &w);
     if (!w.whole || !w.n)
         return false;
-    int len = snprintf(msg, size, "%.*s; want ", (int) (ml - 1), lymsg);
-    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
-        len += snprintf(msg + len, size - len, "%s%s",
+    lr_yang_said(msg, size, lymsg, ml - 1);
+    lr_utf8_appendf(msg, size, "; want ");
+    for (int i = 0; i < w.n; i++)
+        lr_utf8_appendf(msg, size, "%s%s",
                         i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
                         w.alt[i]);
-    if (len >= 0 && (size_t) len < size)
-        snprintf(msg + len, size - len, ".");
+    lr_utf8_appendf(msg, size, ".");
     return true;
 }
 
@@ -640,15 +677,15 @@ lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
     lr_yang_want_type(leaf->type, leaf->units, &w);
     if (!w.whole || !w.n)
         return false;
-    int len = snprintf(msg, size, "%.*s; want ", (int) (ml - 1), lymsg);
-    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
-        len += snprintf(msg + len, size - len, "%s%s",
+    lr_yang_said(msg, size, lymsg, ml - 1);
+    lr_utf8_appendf(msg, size, "; want ");
+    for (int i = 0; i < w.n; i++)
+        lr_utf8_appendf(msg, size, "%s%s",
                         i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
                         w.alt[i]);
-    if (len >= 0 && (size_t) len < size)
-        snprintf(msg + len, size - len, "%s.", quote
-                 ? ", as a JSON string (RFC 7951 quotes decimal64 and "
-                   "64-bit integers)" : "");
+    lr_utf8_appendf(msg, size, "%s.", quote
+                    ? ", as a JSON string (RFC 7951 quotes decimal64 and "
+                      "64-bit integers)" : "");
     return true;
 }
 
@@ -684,7 +721,6 @@ lr_yang_bool_msg(const char *lymsg, char *msg, size_t size)
  * fits one message (lr_yang_ly_err()'s 1024 bytes) with room for
  * libyang's sentence and the path. */
 #define LR_YANG_REF_LIST 8
-#define LR_YANG_REF_NAME 64
 
 /* The module of the prefix id[len] of the leafref 'lref', or, when len
  * is 0, of its names without a prefix (the module the path was written

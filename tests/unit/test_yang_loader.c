@@ -744,6 +744,52 @@ test_leafref_names(void)
     free(wide);
 }
 
+/* A refused value of many-byte characters, longer than the message's
+ * buffer: the number's refusal (its range and units after libyang's
+ * sentence, which quotes the value whole) is cut at the start of a
+ * character, as the leafref's is, never inside one: the API sends it as
+ * JSON, which must be UTF-8. */
+static void
+test_long_value_utf8(void)
+{
+    char value[1400] = "";
+    for (int i = 0; i < 400; i++)
+        strcat(value, "\xe2\x82\xac");               /* U+20AC, the euro */
+    char *base = compute_doc(1, "t%02d", "t01");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    char *to = malloc(strlen(value) + 32);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(to);
+    sprintf(to, "\"device-count\":\"%s\"", value);
+    char *doc = replaced(base, "\"device-count\":8", to);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    char err[2048] = "";
+    struct lr_cluster *c = NULL;
+    CU_ASSERT_EQUAL(lr_yang_load_cluster_mem(ctx, doc, strlen(doc), "m", &c,
+                                             err, sizeof err), EINVAL);
+    if (!valid_utf8(err))
+        fprintf(stderr, "\nnot UTF-8: '%s'\n", err);
+    CU_ASSERT(valid_utf8(err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "device-count: Invalid "));
+    CU_ASSERT_PTR_NULL(c);
+    /* The advice after the sentence stays: the value is what is cut. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, LR_UTF8_CUT_MARK "\"; want "));
+
+    /* An enumeration's refusal (libyang's sentence as it says it). */
+    char lymsg[1500], want[1024];
+    snprintf(lymsg, sizeof lymsg, "Invalid enumeration value \"%s\".",
+             value);
+    const char *m = lr_yang_better_msg(ctx, NULL, "/lightrail-model:model/"
+                                       "transformer/arch", lymsg, want,
+                                       sizeof want);
+    if (!valid_utf8(m))
+        fprintf(stderr, "\nnot UTF-8: '%s'\n", m);
+    CU_ASSERT(valid_utf8(m));
+    CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"; want gpt"));
+    free(doc);
+    free(to);
+    free(base);
+}
+
 /*
  * Printing.
  */
@@ -891,6 +937,7 @@ static CU_TestInfo tests[] = {
     { "in-memory edges", test_mem_edges },
     { "foreign top-level nodes", test_foreign_top },
     { "leafref names", test_leafref_names },
+    { "long value UTF-8", test_long_value_utf8 },
     { "misspelt members", test_misspelt_members },
     { "misspelt top-level members", test_misspelt_top },
     { "print golden", test_print_golden },
