@@ -629,6 +629,43 @@ lr_yang_top_msg(const struct ly_ctx *ctx, const char *lymsg, char *msg,
            || lr_yang_top_any_msg(ctx, name, lymsg, msg, size);
 }
 
+/* The digits at *p, past them; false when there is none. */
+static bool
+lr_yang_digits(const char **p)
+{
+    const char *s = *p;
+    while (isdigit((unsigned char) **p))
+        (*p)++;
+    return *p > s;
+}
+
+/* Whether the value lymsg quotes (between its first and last '"') is
+ * a JSON number whole (RFC 8259 section 6: "16", "-1", "0.5", "2e3"),
+ * as it would be sent unquoted; strtod() would take "0x10" and "inf"
+ * too, which JSON does not. */
+static bool
+lr_yang_quoted_number(const char *lymsg)
+{
+    const char *q1 = strchr(lymsg, '"'), *q2 = strrchr(lymsg, '"');
+    if (!q1 || q2 <= q1 + 1)
+        return false;
+    const char *p = q1 + 1;
+    if (*p == '-')
+        p++;
+    if (!lr_yang_digits(&p))
+        return false;
+    if (*p == '.' && (p++, !lr_yang_digits(&p)))
+        return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!lr_yang_digits(&p))
+            return false;
+    }
+    return p == q2;
+}
+
 /* libyang's refusal of a number leaf's value for its type or encoding
  * ("Invalid non-number-encoded uint32 value "5m".", "Invalid type
  * uint64 value ...", "Value "-1" is out of type uint32 min/max
@@ -636,7 +673,8 @@ lr_yang_top_msg(const struct ly_ctx *ctx, const char *lymsg, char *msg,
  * non-string-encoded decimal64 value ...") at the leaf 'path' (a data
  * path), followed by what the leaf takes, into msg[size]: its range and
  * units, and for a JSON number where RFC 7951 wants a string, to quote
- * it.  False, msg untouched, for any other message or leaf. */
+ * it, for a number sent as a string where it wants a JSON number, to
+ * unquote it.  False, msg untouched, for any other message or leaf. */
 static bool
 lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
                    const char *lymsg, char *msg, size_t size)
@@ -652,6 +690,10 @@ lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
     bool head = false;
     bool quote = !strncmp(lymsg, heads[2], strlen(heads[2]))
                  || !strncmp(lymsg, heads[3], strlen(heads[3]));
+    /* A number sent as a JSON string ("16") meets the range it would be
+     * told: what is wrong is the quotes. */
+    bool unquote = !strncmp(lymsg, heads[0], strlen(heads[0]))
+                   && lr_yang_quoted_number(lymsg);
 
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
         head = head || !strncmp(lymsg, heads[i], strlen(heads[i]));
@@ -685,7 +727,9 @@ lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
                         w.alt[i]);
     lr_utf8_appendf(msg, size, "%s.", quote
                     ? ", as a JSON string (RFC 7951 quotes decimal64 and "
-                      "64-bit integers)" : "");
+                      "64-bit integers)"
+                    : unquote ? ", as a JSON number (RFC 7951: unquoted)"
+                              : "");
     return true;
 }
 

@@ -790,6 +790,46 @@ test_long_value_utf8(void)
     free(base);
 }
 
+/* A number sent as a JSON string ("16" for 16) is in range: the
+ * refusal says to send it unquoted, not the range it already meets.
+ * A string that is no JSON number ("16x", "0x10") is told the range
+ * alone. */
+static void
+test_quoted_number(void)
+{
+    size_t clen;
+    char *cluster = slurp(src("examples/clusters/metro.json"), &clen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cluster);
+    struct {
+        const char *to, *want;
+    } cases[] = {
+        { "\"device-count\": \"16\"",
+          "uint32 value \"16\"; want 1 to 1000000, as a JSON number "
+          "(RFC 7951: unquoted). (line 27)" },
+        { "\"device-count\": \"16x\"",
+          "uint32 value \"16x\"; want 1 to 1000000. (line 27)" },
+        /* strtod() reads it, JSON does not: no number to unquote. */
+        { "\"device-count\": \"0x10\"",
+          "uint32 value \"0x10\"; want 1 to 1000000. (line 27)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *doc = replaced(cluster, "\"device-count\": 16", cases[i].to);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        char err[2048] = "";
+        struct lr_cluster *c = NULL;
+        CU_ASSERT_EQUAL(lr_yang_load_cluster_mem(ctx, doc, strlen(doc), "m",
+                                                 &c, err, sizeof err),
+                        EINVAL);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "\ncase %zu: want '%s',\n  got '%s'\n", i,
+                    cases[i].want, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        CU_ASSERT_PTR_NULL(c);
+        free(doc);
+    }
+    free(cluster);
+}
+
 /*
  * Printing.
  */
@@ -938,6 +978,7 @@ static CU_TestInfo tests[] = {
     { "foreign top-level nodes", test_foreign_top },
     { "leafref names", test_leafref_names },
     { "long value UTF-8", test_long_value_utf8 },
+    { "quoted number", test_quoted_number },
     { "misspelt members", test_misspelt_members },
     { "misspelt top-level members", test_misspelt_top },
     { "print golden", test_print_golden },
