@@ -1134,7 +1134,13 @@ job_sel_cmp(const void *a, const void *b)
  * of parentheses: 20 s on the loop): longer ones are refused unread. */
 #define JOB_WHERE_MAX 1024
 
-/* libyang's last words on 'ctx', or a stand-in. */
+/* How much of libyang's words a refusal of a where or a sort-by quotes:
+ * libyang quotes the whole expression (up to JOB_WHERE_MAX bytes), which
+ * left no room in the message for what to send instead. */
+#define JOB_LY_MAX 256
+
+/* libyang's last words on 'ctx', or a stand-in; quoted cut
+ * (LR_UTF8_CLIP(job_ly_msg(ctx), JOB_LY_MAX)). */
 static const char *
 job_ly_msg(const struct ly_ctx *ctx)
 {
@@ -1196,7 +1202,9 @@ job_sort_leaf(struct ly_ctx *ctx, const struct lysc_node *list,
                      "sort-by '%s' is not a leaf of a job (%s): send the "
                      "path of one below the entry, such as %s",
                      JOB_QUOTE(sort_by),
-                     leaf ? "it is no leaf" : job_ly_msg(ctx), ex->leaves);
+                     leaf ? "it is no leaf"
+                          : LR_UTF8_CLIP(job_ly_msg(ctx), JOB_LY_MAX),
+                     ex->leaves);
         return NULL;
     }
     for (const struct lysc_node *p = leaf->parent; p && p != list;
@@ -2244,7 +2252,7 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
                      "'%s' is not an XPath 1.0 expression over a job "
                      "(%s): send one whose names are a job's nodes, "
                      "unprefixed, such as %s", JOB_QUOTE(where),
-                     job_ly_msg(ctx), ex->own);
+                     LR_UTF8_CLIP(job_ly_msg(ctx), JOB_LY_MAX), ex->own);
         ly_set_free(atoms, NULL);
         return EINVAL;
     }
@@ -2337,7 +2345,7 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
                          "where '%s' could not be evaluated (%s): send "
                          "one whose functions apply to a job's nodes",
                          JOB_QUOTE(where),
-                         job_ly_msg(ctx));
+                         LR_UTF8_CLIP(job_ly_msg(ctx), JOB_LY_MAX));
             rc = LY_SUCCESS;
             ret = EINVAL;
             goto cleanup;

@@ -1181,6 +1181,13 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, "state/phase='active'+or+priority>3",
                      NULL, "(a + in a query is a plus, not a space: send a "
                      "space as %20)");
+    /* A long one: libyang's words quote the whole expression, which
+     * must not crowd out what to send and the +. */
+    char lit[1024];
+    snprintf(lit, sizeof lit, "state/phase='%0900d'+or+priority>3", 0);
+    check_select_bad(&f, refs, 4, lit, NULL,
+                     "such as state/phase='blocked' (a + in a query is a "
+                     "plus, not a space: send a space as %20)");
     /* Spaces sent as spaces: a + there is a plus, and is not blamed. */
     char plus[2048];
     select_names(&f, refs, 4, "nosuch + 1 > 3", NULL, plus, sizeof plus);
