@@ -1188,6 +1188,24 @@ test_job_select(void)
     check_select_bad(&f, refs, 4, lit, NULL,
                      "such as state/phase='blocked' (a + in a query is a "
                      "plus, not a space: send a space as %20)");
+    /* The where is quoted at 80 bytes at the start of a character:
+     * the API sends the message as JSON, which must be UTF-8. */
+    char euro[1024] = "state/phase='";
+    for (int i = 0; i < 40; i++)
+        strcat(euro, "\xe2\x82\xac");
+    strcat(euro, "'+or+priority>3");
+    char eb[2048];
+    select_names(&f, refs, 4, euro, NULL, eb, sizeof eb);
+    int utf8 = 1;
+    for (const unsigned char *u = (const unsigned char *) eb; *u && utf8;) {
+        size_t ul = lr_utf8_len(u);
+        utf8 = ul != 0;
+        u += ul;
+    }
+    if (!utf8)
+        fprintf(stderr, "\nnot UTF-8: '%s'\n", eb);
+    CU_ASSERT(utf8);
+    CU_ASSERT_PTR_NOT_NULL(strstr(eb, "\xe2\x82\xac" LR_UTF8_CUT_MARK "' "));
     /* Spaces sent as spaces: a + there is a plus, and is not blamed. */
     char plus[2048];
     select_names(&f, refs, 4, "nosuch + 1 > 3", NULL, plus, sizeof plus);
