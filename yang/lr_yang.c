@@ -318,6 +318,27 @@ lr_yang_bound_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+/* How much of a value a refusal quotes: a name takes up to 63
+ * characters, which may be 252 bytes, and a value refused for its type
+ * may be any length. */
+#define LR_YANG_REF_NAME 64
+
+/* The value v[len] (no NUL needed) as a refusal quotes it, into
+ * buf[LR_YANG_REF_NAME + 1]: whole, or cut at the start of a character
+ * and marked (planner/lr_utf8.h), so that what follows it in the message
+ * fits and the message stays UTF-8.  Returns buf. */
+static const char *
+lr_yang_clip_span(const char *v, size_t len, char *buf)
+{
+    char tmp[LR_YANG_REF_NAME + 2];
+
+    if (len > sizeof tmp - 1)
+        len = sizeof tmp - 1;
+    memcpy(tmp, v, len);
+    tmp[len] = '\0';
+    return lr_utf8_clip(buf, LR_YANG_REF_NAME + 1, tmp);
+}
+
 /* libyang's "Invalid union value "V" - no matching subtype found." at
  * the leaf 'path' (a data path: its predicates are dropped to find the
  * schema node) as 'invalid value "V": want a, b or c' into msg[size];
@@ -340,19 +361,17 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
     if (!w.whole || !w.n)
         return false;
     const char *v = lymsg + strlen(head);
-    int vlen = (int) (strstr(lymsg, tail) - v);
-    int len = snprintf(msg, size, "invalid value \"%.*s\": want ", vlen, v);
-    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
-        len += snprintf(msg + len, size - len, "%s%s",
+    char clip[LR_YANG_REF_NAME + 1];
+    msg[0] = '\0';
+    lr_utf8_appendf(msg, size, "invalid value \"%s\": want ",
+                    lr_yang_clip_span(v, (size_t) (strstr(lymsg, tail) - v),
+                                      clip));
+    for (int i = 0; i < w.n; i++)
+        lr_utf8_appendf(msg, size, "%s%s",
                         i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
                         w.alt[i]);
     return true;
 }
-
-/* How much of a value a refusal quotes: a name takes up to 63
- * characters, which may be 252 bytes, and a value refused for its type
- * may be any length. */
-#define LR_YANG_REF_NAME 64
 
 /* libyang's sentence lymsg, its first 'keep' bytes (its final '.'
  * dropped), into msg[size] (size > sizeof LR_UTF8_CUT_MARK), the value
@@ -366,7 +385,7 @@ static void
 lr_yang_said(char *msg, size_t size, const char *lymsg, size_t keep)
 {
     const char *q1 = memchr(lymsg, '"', keep), *q2 = NULL;
-    char v[LR_YANG_REF_NAME + 2];
+    char clip[LR_YANG_REF_NAME + 1];
 
     for (const char *q = q1 ? q1 + 1 : NULL; q && q < lymsg + keep; q++)
         if (*q == '"')
@@ -376,13 +395,8 @@ lr_yang_said(char *msg, size_t size, const char *lymsg, size_t keep)
         lr_utf8_appendf(msg, size, "%.*s", (int) keep, lymsg);
         return;
     }
-    size_t vlen = (size_t) (q2 - q1 - 1);
-    if (vlen > sizeof v - 1)
-        vlen = sizeof v - 1;
-    memcpy(v, q1 + 1, vlen);
-    v[vlen] = '\0';
     lr_utf8_appendf(msg, size, "%.*s%s%.*s", (int) (q1 + 1 - lymsg), lymsg,
-                    LR_UTF8_CLIP(v, LR_YANG_REF_NAME),
+                    lr_yang_clip_span(q1 + 1, (size_t) (q2 - q1 - 1), clip),
                     (int) (lymsg + keep - q2), q2);
 }
 
@@ -751,9 +765,12 @@ lr_yang_bool_msg(const char *lymsg, char *msg, size_t size)
         if (strncmp(lymsg, heads[i], hl)
             || !(end = strrchr(lymsg + hl, '"')))
             continue;
-        snprintf(msg, size, "invalid value \"%.*s\": want true or false, "
-                 "unquoted (a JSON boolean)", (int) (end - lymsg - hl),
-                 lymsg + hl);
+        char clip[LR_YANG_REF_NAME + 1];
+        msg[0] = '\0';
+        lr_utf8_appendf(msg, size, "invalid value \"%s\": want true or "
+                        "false, unquoted (a JSON boolean)",
+                        lr_yang_clip_span(lymsg + hl,
+                                          (size_t) (end - lymsg - hl), clip));
         return true;
     }
     return false;

@@ -785,6 +785,19 @@ test_long_value_utf8(void)
         fprintf(stderr, "\nnot UTF-8: '%s'\n", m);
     CU_ASSERT(valid_utf8(m));
     CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"; want gpt"));
+    /* A union's and a boolean's, which quote the value in their own. */
+    snprintf(lymsg, sizeof lymsg, "Invalid union value \"%s\" - no "
+             "matching subtype found.", value);
+    m = lr_yang_better_msg(ctx, NULL, "/lightrail-config:lightraild/"
+                           "cdynp-device-step", lymsg, want, sizeof want);
+    CU_ASSERT(valid_utf8(m));
+    CU_ASSERT_PTR_NOT_NULL(strstr(m, LR_UTF8_CUT_MARK "\": want auto"));
+    snprintf(lymsg, sizeof lymsg, "Invalid boolean value \"%s\".", value);
+    m = lr_yang_better_msg(ctx, NULL, "/lightrail-config:lightraild/listen/"
+                           "tls", lymsg, want, sizeof want);
+    CU_ASSERT(valid_utf8(m));
+    CU_ASSERT_PTR_NOT_NULL(strstr(m, LR_UTF8_CUT_MARK "\": want true or "
+                                  "false"));
     free(doc);
     free(to);
     free(base);
