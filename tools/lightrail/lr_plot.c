@@ -292,7 +292,8 @@ struct lr_gantt_box {
 };
 
 struct lr_gantt {
-    char title[160], xlabel[64];
+    char title[256], xlabel[64];
+    double x_scale;
     char rows[256][32];
     int n_rows;
     struct lr_gantt_box *boxes;
@@ -306,6 +307,7 @@ lr_gantt_new(const char *title, const char *xlabel)
     if (g) {
         copy_trunc(g->title, sizeof g->title, title);
         copy_trunc(g->xlabel, sizeof g->xlabel, xlabel);
+        g->x_scale = 1;
     }
     return g;
 }
@@ -316,6 +318,12 @@ lr_gantt_free(struct lr_gantt *g)
     if (g)
         free(g->boxes);
     free(g);
+}
+
+void
+lr_gantt_x_scale(struct lr_gantt *g, double factor)
+{
+    g->x_scale = factor;
 }
 
 int
@@ -377,8 +385,8 @@ lr_gantt_write_png(const struct lr_gantt *g, const char *png_path,
         int any = 0;
         for (int i = 0; i < g->n; i++)
             if (g->boxes[i].klass == k) {
-                fprintf(f, "%.10g %.10g %d\n", g->boxes[i].x0,
-                        g->boxes[i].x1, g->boxes[i].row);
+                fprintf(f, "%.10g %.10g %d\n", g->boxes[i].x0 * g->x_scale,
+                        g->boxes[i].x1 * g->x_scale, g->boxes[i].row);
                 any = 1;
             }
         /* An empty block would stop gnuplot: draw the class off-axis. */

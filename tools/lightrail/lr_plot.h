@@ -45,6 +45,9 @@ struct lr_gantt;
 
 struct lr_gantt *lr_gantt_new(const char *title, const char *xlabel);
 void lr_gantt_free(struct lr_gantt *);
+/* Boxes are given in seconds and drawn times 'factor' (1e3: in ms, as
+ * the xlabel says); 1 until set. */
+void lr_gantt_x_scale(struct lr_gantt *, double factor);
 /* Names row 'row' (0 .. 255). */
 int lr_gantt_row(struct lr_gantt *, int row, const char *label);
 int lr_gantt_box(struct lr_gantt *, int row, double x0, double x1,

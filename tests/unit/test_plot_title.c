@@ -1,0 +1,88 @@
+/*
+ * The --plot titles' words (tools/lightrail/lr_plot_title.h): a PNG is
+ * read alone, so its title names what was run and gives every number
+ * its unit.  Each title is compared whole, as the PNG shows it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/lightrail/lr_plot_title.h"
+#include "tests/lr_test.h"
+
+/* Durations in the unit that fits, 3 significant digits: toy-4's
+ * 2.4 ms and 2.5 ms used to read 0.002 s and 0.003 s. */
+static void
+test_duration(void)
+{
+    static const struct {
+        double s;
+        const char *text;
+    } rows[] = {
+        { 0.0024, "2.40 ms" },
+        { 0.0025, "2.50 ms" },
+        { 0.671, "671 ms" },
+        { 0.9996, "1.00 s" },          /* not 1.00e+03 ms */
+        { 1.2836, "1.28 s" },
+        { 12.5, "12.5 s" },
+        { 4321, "4321 s" },            /* no exponent */
+        { 0.00085, "850 µs" },
+        { 0.0009996, "1.00 ms" },
+        { 0.009996, "10.0 ms" },       /* rounded first: not 10.00 */
+        { 0, "0.00 s" },
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        lr_plot_duration(rows[i].s, buf, sizeof buf);
+        if (strcmp(buf, rows[i].text))
+            fprintf(stderr, "%g s: '%s', not '%s'\n", rows[i].s, buf,
+                    rows[i].text);
+        CU_ASSERT_STRING_EQUAL(buf, rows[i].text);
+    }
+    double f;
+    CU_ASSERT_STRING_EQUAL(lr_plot_time_unit(0.0024, &f), "ms");
+    CU_ASSERT_DOUBLE_EQUAL(f, 1e3, 0);
+    CU_ASSERT_STRING_EQUAL(lr_plot_time_unit(3, &f), "s");
+    CU_ASSERT_DOUBLE_EQUAL(f, 1, 0);
+    CU_ASSERT_STRING_EQUAL(lr_plot_time_unit(2e-5, &f), "µs");
+    CU_ASSERT_DOUBLE_EQUAL(f, 1e6, 0);
+}
+
+/* One seed is "seed S" (never "1 seeds"); several, the range run. */
+static void
+test_seeds(void)
+{
+    char buf[64];
+    CU_ASSERT_STRING_EQUAL(lr_plot_seeds(7, 1, buf, sizeof buf), "seed 7");
+    CU_ASSERT_STRING_EQUAL(lr_plot_seeds(2001, 10, buf, sizeof buf),
+                           "seeds 2001-2010");
+}
+
+/* lightrail plan's Gantt chart: the cluster's file without its folders,
+ * times in ms for a toy model. */
+static void
+test_plan(void)
+{
+    char buf[256];
+    CU_ASSERT_STRING_EQUAL(lr_plot_plan_title("toy-4",
+                                              "examples/clusters/man3.json",
+                                              "exact", 0.0024, 0.0025, buf,
+                                              sizeof buf),
+                           "toy-4 on man3.json, exact: one iteration, "
+                           "simulated GPipe schedule (makespan 2.40 ms; "
+                           "the model's T = 2.50 ms)");
+    CU_ASSERT_STRING_EQUAL(lr_plot_plan_title("gpt-1.9b", "man3.json",
+                                              "cdynp", 0.671, 0.685, buf,
+                                              sizeof buf),
+                           "gpt-1.9b on man3.json, cdynp: one iteration, "
+                           "simulated GPipe schedule (makespan 671 ms; "
+                           "the model's T = 685 ms)");
+}
+
+static CU_TestInfo tests[] = {
+    { "durations: the unit that fits, 3 digits", test_duration },
+    { "seeds: one is singular, several a range", test_seeds },
+    { "plan: model, cluster, algorithm, ms", test_plan },
+    CU_TEST_INFO_NULL,
+};
+
+LR_TEST_MAIN("plot_title", tests)

@@ -1,0 +1,69 @@
+/* lr_plot_title: see lr_plot_title.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/lightrail/lr_plot_title.h"
+
+const char *
+lr_plot_time_unit(double seconds, double *factor)
+{
+    /* The thresholds are where 3 significant digits round up to 1000
+     * of the smaller unit (999.6 ms prints as 1.00 s, not 1.00e+03 ms). */
+    double a = fabs(seconds);
+    if (a >= 0.9995 || a == 0) {
+        *factor = 1;
+        return "s";
+    }
+    if (a >= 0.9995e-3) {
+        *factor = 1e3;
+        return "ms";
+    }
+    *factor = 1e6;
+    return "µs";
+}
+
+const char *
+lr_plot_duration(double seconds, char *buf, size_t size)
+{
+    double f;
+    const char *unit = lr_plot_time_unit(seconds, &f);
+    /* Rounded to 3 significant digits first, so that 9.996 counts as
+     * 10.0 (one decimal, not two); then the decimals that keep 3 digits
+     * (2.40, not 2.4, beside a 2.50).  %g would write 1.23e+03 past
+     * 999.5 s and %#g a bare point (671.); whole seconds beyond. */
+    char r[32];
+    snprintf(r, sizeof r, "%.3g", seconds * f);
+    double v = strtod(r, NULL);
+    int decimals = v ? 2 - (int) floor(log10(fabs(v))) : 2;
+    snprintf(buf, size, "%.*f %s", decimals > 0 ? decimals : 0,
+             decimals > 0 ? v : seconds * f, unit);
+    return buf;
+}
+
+const char *
+lr_plot_seeds(unsigned long long first, int n, char *buf, size_t size)
+{
+    if (n == 1)
+        snprintf(buf, size, "seed %llu", first);
+    else
+        snprintf(buf, size, "seeds %llu-%llu", first,
+                 first + (unsigned long long) n - 1);
+    return buf;
+}
+
+const char *
+lr_plot_plan_title(const char *model, const char *cluster_file,
+                   const char *algo, double makespan_s, double T_s,
+                   char *buf, size_t size)
+{
+    const char *slash = strrchr(cluster_file, '/');
+    char span[32], T[32];
+    snprintf(buf, size, "%s on %s, %s: one iteration, simulated GPipe "
+             "schedule (makespan %s; the model's T = %s)", model,
+             slash ? slash + 1 : cluster_file, algo,
+             lr_plot_duration(makespan_s, span, sizeof span),
+             lr_plot_duration(T_s, T, sizeof T));
+    return buf;
+}

@@ -1,0 +1,36 @@
+/*
+ * lr_plot_title: the words of the --plot titles, apart from the drawing
+ * (lr_plot) and from the commands, so that a test can read them.
+ *
+ * A PNG is read alone, away from the command line that drew it: its
+ * title says what was run (topology or cluster, load, seeds) and every
+ * number carries its unit.  Each function writes a NUL-terminated string
+ * into buf[size] (cut to fit) and returns buf.
+ */
+#ifndef LR_PLOT_TITLE_H
+#define LR_PLOT_TITLE_H 1
+
+#include <stddef.h>
+
+/* The unit that fits a duration of 'seconds' ("s", "ms" or "µs", UTF-8),
+ * the one its value reads 1 to 999 in; *factor converts seconds into
+ * it (1, 1e3 or 1e6). */
+const char *lr_plot_time_unit(double seconds, double *factor);
+
+/* 'seconds' in the unit that fits, to 3 significant digits: "2.40 ms",
+ * "0.671 s" is "671 ms", "1.28 s". */
+const char *lr_plot_duration(double seconds, char *buf, size_t size);
+
+/* The seeds first..first+n-1 as a title says them: "seed 7" for one,
+ * "seeds 7-16" for several. */
+const char *lr_plot_seeds(unsigned long long first, int n, char *buf,
+                          size_t size);
+
+/* lightrail plan's Gantt chart: the model, the cluster (its file's
+ * name, without the folders), the algorithm, the simulated makespan and
+ * the model's T, each in the unit that fits it. */
+const char *lr_plot_plan_title(const char *model, const char *cluster_file,
+                               const char *algo, double makespan_s,
+                               double T_s, char *buf, size_t size);
+
+#endif
