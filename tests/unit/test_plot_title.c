@@ -57,6 +57,23 @@ test_seeds(void)
                            "seeds 2001-2010");
 }
 
+/* lightrail sim's plots: words, not JSON keys (dc_load_variance), the
+ * seeds run, and one seed said to have no interval. */
+static void
+test_sim(void)
+{
+    char buf[256];
+    CU_ASSERT_STRING_EQUAL(lr_plot_load_title("metro", "variance of GPU use "
+                                              "across DCs", NULL, 2001, 10,
+                                              buf, sizeof buf),
+                           "metro: variance of GPU use across DCs against load "
+                           "(seeds 2001-2010, mean and 95% CI)");
+    CU_ASSERT_STRING_EQUAL(lr_plot_load_title("metro", "blocking", NULL, 7,
+                                              1, buf, sizeof buf),
+                           "metro: blocking against load (seed 7, one run: "
+                           "no CI)");
+}
+
 /* lightrail plan's Gantt chart: the cluster's file without its folders,
  * times in ms for a toy model. */
 static void
@@ -81,6 +98,7 @@ test_plan(void)
 static CU_TestInfo tests[] = {
     { "durations: the unit that fits, 3 digits", test_duration },
     { "seeds: one is singular, several a range", test_seeds },
+    { "sim: words, seeds run, one seed no CI", test_sim },
     { "plan: model, cluster, algorithm, ms", test_plan },
     CU_TEST_INFO_NULL,
 };

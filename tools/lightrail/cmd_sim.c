@@ -31,6 +31,7 @@
 #include "tools/lightrail/lr_rollout_cli.h"
 #include "tools/lightrail/lr_sim_trace.h"
 #include "tools/lightrail/lr_plot.h"
+#include "tools/lightrail/lr_plot_title.h"
 #include "tools/lightrail/lr_policy_file.h"
 #include "planner/lr_jenv_rollout.h"
 
@@ -42,22 +43,27 @@
  * 1e5 E on the metro, where it has not converged yet. */
 #define BOUND_MAX_ITER 200000
 
+/* Each metric's JSON key, its PNG, the words of its plot's title and
+ * its y axis' label, with the unit (a share is of 1, not per cent). */
 static const struct {
-    const char *key, *file, *label;
+    const char *key, *file, *words, *label;
 } metrics[N_METRICS] = {
-    { "blocking", "blocking.png", "blocking probability" },
-    { "mean_iteration_s", "iteration-time.png",
+    { "blocking", "blocking.png", "blocking",
+      "blocking probability (blocked / arrivals)" },
+    { "mean_iteration_s", "iteration-time.png", "mean iteration time",
       "mean iteration time of admitted jobs (s)" },
-    { "gpu_utilisation", "gpu-utilisation.png",
-      "GPU utilisation (time average)" },
+    { "gpu_utilisation", "gpu-utilisation.png", "GPU utilisation",
+      "GPU utilisation (share of GPUs busy, time average)" },
     { "dc_load_variance", "dc-load-variance.png",
-      "variance of load across DCs (time average)" },
+      "variance of GPU use across DCs",
+      "variance across DCs of the share of GPUs busy (time average)" },
     { "spectrum_utilisation", "spectrum-utilisation.png",
-      "spectrum utilisation (time average)" },
-    { "mean_slowdown", "slowdown.png",
+      "spectrum utilisation",
+      "spectrum utilisation (share of slots in use, time average)" },
+    { "mean_slowdown", "slowdown.png", "mean slowdown",
       "mean T / T_ref of admitted jobs (1 = best on an empty network)" },
     /* Refused on purpose / arrivals: part of blocking, not on top. */
-    { "refused", "refused.png",
+    { "refused", "refused.png", "jobs refused on purpose",
       "jobs refused on purpose (share of arrivals, in blocking)" },
 };
 
@@ -695,8 +701,8 @@ write_plots(const struct opts *o, const char *topo, const struct cell *cells,
         return LR_EXIT_FAIL;
     }
     for (int mi = 0; mi < N_METRICS; mi++) {
-        snprintf(title, sizeof title, "%s: %s (%d seeds, 95%% CI)", topo,
-                 metrics[mi].key, o->seeds);
+        lr_plot_load_title(topo, metrics[mi].words, NULL, o->seed, o->seeds,
+                           title, sizeof title);
         struct lr_plot *p = lr_plot_new(title, "load (Erlang)",
                                         metrics[mi].label, false);
         int rc = p ? 0 : ENOMEM;

@@ -23,7 +23,7 @@ struct lr_plot_series {
 };
 
 struct lr_plot {
-    char title[128], xlabel[64], ylabel[64], y2label[64];
+    char title[256], xlabel[128], ylabel[128], y2label[128];
     bool log_y;
     struct lr_plot_series *series;
     int n, cap;

@@ -54,6 +54,18 @@ lr_plot_seeds(unsigned long long first, int n, char *buf, size_t size)
 }
 
 const char *
+lr_plot_load_title(const char *topo, const char *what, const char *extra,
+                   unsigned long long first, int n, char *buf, size_t size)
+{
+    char seeds[64];
+    snprintf(buf, size, "%s: %s against load (%s%s%s, %s)", topo, what,
+             extra ? extra : "", extra ? ", " : "",
+             lr_plot_seeds(first, n, seeds, sizeof seeds),
+             n == 1 ? "one run: no CI" : "mean and 95% CI");
+    return buf;
+}
+
+const char *
 lr_plot_plan_title(const char *model, const char *cluster_file,
                    const char *algo, double makespan_s, double T_s,
                    char *buf, size_t size)

@@ -26,6 +26,15 @@ const char *lr_plot_duration(double seconds, char *buf, size_t size);
 const char *lr_plot_seeds(unsigned long long first, int n, char *buf,
                           size_t size);
 
+/* A metric against load over seeds first..first+n-1 on 'topo' (its
+ * name), for lightrail sim and rsa-sim: "metro: blocking probability
+ * against load (seeds 2001-2010, mean and 95% CI)".  'extra', when
+ * not NULL, goes before the seeds ("K=3, hops order").  One seed has
+ * no interval, and the title says so rather than "1 seeds, 95% CI". */
+const char *lr_plot_load_title(const char *topo, const char *what,
+                               const char *extra, unsigned long long first,
+                               int n, char *buf, size_t size);
+
 /* lightrail plan's Gantt chart: the model, the cluster (its file's
  * name, without the folders), the algorithm, the simulated makespan and
  * the model's T, each in the unit that fits it. */
