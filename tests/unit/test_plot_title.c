@@ -74,6 +74,27 @@ test_sim(void)
                            "no CI)");
 }
 
+/* lightrail rsa-sim's plot: the paths' K and order before the seeds;
+ * one seed, said to have no interval (it used to read "1 seeds, 95%
+ * CI"). */
+static void
+test_rsa_sim(void)
+{
+    char buf[256];
+    CU_ASSERT_STRING_EQUAL(lr_plot_load_title("nsfnet", "blocking "
+                                              "probability", "K=3, hops "
+                                              "order", 1, 1, buf,
+                                              sizeof buf),
+                           "nsfnet: blocking probability against load "
+                           "(K=3, hops order, seed 1, one run: no CI)");
+    CU_ASSERT_STRING_EQUAL(lr_plot_load_title("nsfnet", "blocking "
+                                              "probability", "K=5, km "
+                                              "order", 41, 5, buf,
+                                              sizeof buf),
+                           "nsfnet: blocking probability against load "
+                           "(K=5, km order, seeds 41-45, mean and 95% CI)");
+}
+
 /* lightrail plan's Gantt chart: the cluster's file without its folders,
  * times in ms for a toy model. */
 static void
@@ -99,6 +120,7 @@ static CU_TestInfo tests[] = {
     { "durations: the unit that fits, 3 digits", test_duration },
     { "seeds: one is singular, several a range", test_seeds },
     { "sim: words, seeds run, one seed no CI", test_sim },
+    { "rsa-sim: K, order, seeds", test_rsa_sim },
     { "plan: model, cluster, algorithm, ms", test_plan },
     CU_TEST_INFO_NULL,
 };

@@ -27,6 +27,7 @@
 #include "planner/lr_util.h"
 #include "tools/lightrail/lr_cli.h"
 #include "tools/lightrail/lr_plot.h"
+#include "tools/lightrail/lr_plot_title.h"
 #include "yang/lr_yang.h"
 
 #define CMD "rsa-sim"
@@ -585,12 +586,14 @@ lr_cmd_rsa_sim(int argc, char **argv)
     }
 
     if (o.plot) {
-        char title[256];
-        snprintf(title, sizeof title, "%s: blocking vs load (K=%d, %s order, "
-                 "%d seeds, 95%% CI)", topo->name, o.k,
-                 lr_ksp_order_name(o.order), o.seeds);
+        char title[256], paths[64];
+        snprintf(paths, sizeof paths, "K=%d, %s order", o.k,
+                 lr_ksp_order_name(o.order));
+        lr_plot_load_title(topo->name, "blocking probability", paths, o.seed,
+                           o.seeds, title, sizeof title);
         plot = lr_plot_new(title, "load (Erlang, nominal)",
-                           "blocking probability", true);
+                           "blocking probability (blocked / requests)",
+                           true);
         int points = 0;
         for (int i = 0; plot && i < n_pol * o.n_loads; i++) {
             points += cells[i].blocking.mean > 0;
