@@ -95,6 +95,25 @@ test_rsa_sim(void)
                            "(K=5, km order, seeds 41-45, mean and 95% CI)");
 }
 
+/* lightrail train's curve: it used to name no topology, load or seed
+ * ("PPO training: moving averages over the last 20 rollouts"). */
+static void
+test_train(void)
+{
+    char buf[256];
+    CU_ASSERT_STRING_EQUAL(lr_plot_train_title("metro", "examples/clusters/"
+                                               "metro.json", 3, 0, 1, 20,
+                                               buf, sizeof buf),
+                           "PPO training on metro, cluster metro.json, load "
+                           "3 Erlang, seed 1\nmoving averages over the last "
+                           "20 rollouts");
+    CU_ASSERT_STRING_EQUAL(lr_plot_train_title("nsfnet", "nsfnet6.json", 1.5,
+                                               6, 42, 20, buf, sizeof buf),
+                           "PPO training on nsfnet, cluster nsfnet6.json, "
+                           "load 1.5-6 Erlang (drawn per episode), seed 42\n"
+                           "moving averages over the last 20 rollouts");
+}
+
 /* lightrail plan's Gantt chart: the cluster's file without its folders,
  * times in ms for a toy model. */
 static void
@@ -121,6 +140,7 @@ static CU_TestInfo tests[] = {
     { "seeds: one is singular, several a range", test_seeds },
     { "sim: words, seeds run, one seed no CI", test_sim },
     { "rsa-sim: K, order, seeds", test_rsa_sim },
+    { "train: topology, cluster, load, seed", test_train },
     { "plan: model, cluster, algorithm, ms", test_plan },
     CU_TEST_INFO_NULL,
 };

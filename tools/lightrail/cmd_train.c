@@ -69,6 +69,7 @@
 #include "tools/lightrail/lr_jenv_cli.h"
 #include "tools/lightrail/lr_rollout_cli.h"
 #include "tools/lightrail/lr_plot.h"
+#include "tools/lightrail/lr_plot_title.h"
 #include "tools/lightrail/lr_policy_file.h"
 
 #define CMD "train"
@@ -642,7 +643,6 @@ parse_args(int argc, char **argv, struct opts *o)
  * averaged over the last PLOT_WINDOW rollouts (one rollout's are too
  * noisy to see a trend in), blocking in percent on the right axis. */
 #define PLOT_WINDOW 20
-#define PLOT_WINDOW_S "20"
 #define PLOT_REWARD "mean reward per decision"
 #define PLOT_BLOCKING "blocking (%)"
 
@@ -1146,10 +1146,12 @@ lr_cmd_train(int argc, char **argv)
     long *episode = calloc((size_t) N, sizeof *episode);
     bool *end = calloc((size_t) N, sizeof *end);
     struct lr_jenv_metrics *m0 = calloc((size_t) N, sizeof *m0);
-    struct lr_plot *plot = lr_plot_new("PPO training: moving averages over "
-                                       "the last " PLOT_WINDOW_S " rollouts",
-                                       "steps", "mean reward per decision",
-                                       false);
+    char title[256];
+    lr_plot_train_title(j.topo->name, o.env.cluster, o.env.load, o.load_to,
+                        o.seed, PLOT_WINDOW, title, sizeof title);
+    struct lr_plot *plot = lr_plot_new(title, "steps (decisions over all "
+                                       "environments)",
+                                       "mean reward per decision", false);
     struct moving avg_r = { 0 }, avg_b = { 0 };
     char err[1024], plot_path[4096];
     struct lr_policy_meta meta = { .batch = o.env.batch, .micro = o.env.micro,

@@ -104,12 +104,19 @@ lr_plot_add(struct lr_plot *p, const char *series, double x, double y,
     return 0;
 }
 
-/* gnuplot strings are single-quoted; a quote inside is doubled. */
+/* gnuplot strings are single-quoted; a quote inside is doubled.  A
+ * newline (a title of two lines) would end gnuplot's command inside the
+ * quotes, and single quotes take no escape: the string is closed and
+ * joined to a double-quoted "\n" ('a'."\n".'b'). */
 static void
 put_quoted(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
+        if (*s == '\n') {
+            fputs("'.\"\\n\".'", f);
+            continue;
+        }
         if (*s == '\'')
             fputc('\'', f);
         fputc(*s, f);

@@ -65,16 +65,39 @@ lr_plot_load_title(const char *topo, const char *what, const char *extra,
     return buf;
 }
 
+/* 'path' without its folders: a cluster is named by its file. */
+static const char *
+file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+const char *
+lr_plot_train_title(const char *topo, const char *cluster_file, double load,
+                    double load_to, unsigned long long seed, int window,
+                    char *buf, size_t size)
+{
+    /* Two lines: one would run past the PNG's 960 pixels. */
+    char range[64] = "";
+    if (load_to > load)
+        snprintf(range, sizeof range, "-%g", load_to);
+    snprintf(buf, size, "PPO training on %s, cluster %s, load %g%s Erlang%s, "
+             "seed %llu\nmoving averages over the last %d rollouts", topo,
+             file_name(cluster_file), load, range,
+             load_to > load ? " (drawn per episode)" : "", seed, window);
+    return buf;
+}
+
 const char *
 lr_plot_plan_title(const char *model, const char *cluster_file,
                    const char *algo, double makespan_s, double T_s,
                    char *buf, size_t size)
 {
-    const char *slash = strrchr(cluster_file, '/');
     char span[32], T[32];
     snprintf(buf, size, "%s on %s, %s: one iteration, simulated GPipe "
              "schedule (makespan %s; the model's T = %s)", model,
-             slash ? slash + 1 : cluster_file, algo,
+             file_name(cluster_file), algo,
              lr_plot_duration(makespan_s, span, sizeof span),
              lr_plot_duration(T_s, T, sizeof T));
     return buf;

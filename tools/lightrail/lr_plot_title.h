@@ -35,6 +35,15 @@ const char *lr_plot_load_title(const char *topo, const char *what,
                                const char *extra, unsigned long long first,
                                int n, char *buf, size_t size);
 
+/* lightrail train's curve, in two lines: the topology (its name), the cluster (its
+ * file's name), the load in Erlang (load_to > load: the range each
+ * episode's load is drawn from), the seed and the moving average's
+ * 'window' in rollouts (the second line). */
+const char *lr_plot_train_title(const char *topo, const char *cluster_file,
+                                double load, double load_to,
+                                unsigned long long seed, int window,
+                                char *buf, size_t size);
+
 /* lightrail plan's Gantt chart: the model, the cluster (its file's
  * name, without the folders), the algorithm, the simulated makespan and
  * the model's T, each in the unit that fits it. */
