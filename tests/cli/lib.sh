@@ -64,6 +64,21 @@ lr_make_install() {
     fi
 }
 
+# lr_fake_gnuplot: $tmp/gnuplot, a stand-in for gnuplot (give it as
+# LIGHTRAIL_GNUPLOT) that draws nothing and appends each script it reads
+# to $tmp/gnuplot.script (emptied here), so that a test reads the titles
+# and labels a PNG would show.
+lr_fake_gnuplot() {
+    printf '#!/bin/sh\ncat >> "%s/gnuplot.script"\n' "$tmp" > "$tmp/gnuplot"
+    chmod +x "$tmp/gnuplot"
+    : > "$tmp/gnuplot.script"
+}
+
+# has_line LINE: whether $tmp/gnuplot.script has LINE, whole.
+has_line() {
+    grep -F -x -q -- "$1" "$tmp/gnuplot.script"
+}
+
 lr_summary() {
     echo "lr-test: $pass passed, $fail failed"
     [ "$fail" -eq 0 ]

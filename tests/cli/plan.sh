@@ -59,6 +59,23 @@ if command -v gnuplot > /dev/null; then
     fi
 fi
 
+# The Gantt chart's title and axis in the unit that fits: toy-4's 2.42 ms
+# and 2.51 ms once read "0.002 s; the model's T = 0.003 s".
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL plan --model-file "$TOY" \
+    --cluster "$MAN3" --algo exact --plot "$tmp/toy.png" > /dev/null
+has_line "set title 'toy-4 on man3.json, exact: one iteration, simulated GPipe schedule (makespan 2.42 ms; the model''s T = 2.51 ms)'" \
+    && has_line "set xlabel 'time (ms)'" \
+    && ok "--plot: the title names the cluster, times in ms" \
+    || notok "--plot title: $(grep -e '^set title' -e '^set xlabel' "$tmp/gnuplot.script")"
+# A LIGHTRAIL_GNUPLOT that is not there is named, with the way back.
+LIGHTRAIL_GNUPLOT=$tmp/no-gnuplot $LIGHTRAIL plan --model-file "$TOY" \
+    --cluster "$MAN3" --plot "$tmp/toy.png" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -F -q "LIGHTRAIL_GNUPLOT=$tmp/no-gnuplot: not a program this user can run (No such file or directory), so no plot was drawn; unset it to use the one configure found" "$tmp/err" \
+    && ok "a LIGHTRAIL_GNUPLOT not there: exit 1, named" \
+    || notok "LIGHTRAIL_GNUPLOT not there: exit $rc, $(cat "$tmp/err")"
+
 # A slower WAN can only make the iteration longer.
 t10=$($LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 10 --format json | jq .iteration_time_s)
 t1=$($LIGHTRAIL plan --model gpt-1.9b --cluster "$MAN3" --inter-dc-gbps 1 --format json | jq .iteration_time_s)

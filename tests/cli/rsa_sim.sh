@@ -137,6 +137,17 @@ else
     echo "skip: gnuplot absent, --plot not tested"
 fi
 
+# The title names the seed run and gives one seed no interval: it once
+# read "(K=5, km order, 1 seeds, 95% CI)".
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL rsa-sim --topology "$T" --load 300 \
+    --requests 2000 --warmup 500 --seeds 1 --seed 5 --quiet \
+    --plot "$tmp/fake.png" > /dev/null
+has_line "set title 'nsfnet: blocking probability against load (K=5, km order, seed 5, one run: no CI)'" \
+    && has_line "set ylabel 'blocking probability (blocked / requests)'" \
+    && ok "--plot title: K, order, the seed run, no CI of one seed" \
+    || notok "--plot title: $(grep -e '^set title' -e '^set ylabel' "$tmp/gnuplot.script")"
+
 # Bad input: one line, exit 2.
 # A --plot that cannot be written is refused before the runs, not after.
 expect_bad "--plot $tmp/no/p.png: cannot write a file there: No such file or directory" \

@@ -453,6 +453,19 @@ if command -v gnuplot > /dev/null; then
     done
 fi
 
+# The plots' titles in words with the seed run, labels with their units:
+# they once read "metro: dc_load_variance (1 seeds, 95% CI)".
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
+    --policy greedy --loads 2 --arrivals 1500 --warmup 200 --seeds 1 \
+    --seed 7 --quiet --models bert-large,gpt-1.9b --plot "$tmp/fake" > /dev/null
+has_line "set title 'metro: variance of GPU use across DCs against load (seed 7, one run: no CI)'" \
+    && has_line "set ylabel 'variance across DCs of the share of GPUs busy (time average)'" \
+    && has_line "set title 'metro: blocking against load (seed 7, one run: no CI)'" \
+    && ! grep -q -e '^set title.*_' -e 'seeds, 95' "$tmp/gnuplot.script" \
+    && ok "--plot titles: words, the seed run, no CI of one seed" \
+    || notok "--plot titles: $(grep '^set title' "$tmp/gnuplot.script")"
+
 S="$LIGHTRAIL sim --topology $T --cluster $C"
 # A --plot folder that cannot be made or filled is refused before the runs
 # (which may take hours), not after them; nothing is created.

@@ -44,6 +44,16 @@ if command -v gnuplot > /dev/null; then
         notok "one-point curve: $(head -2 "$tmp/err")"
     fi
 fi
+# The curve's title names what was trained (once only "PPO training:
+# moving averages over the last 20 rollouts"), in two lines.
+lr_fake_gnuplot
+if LIGHTRAIL_GNUPLOT=$tmp/gnuplot $TRAIN --seed 3 --load 2.5 \
+        --out "$tmp/fake.pol" 2> "$tmp/err" \
+    && has_line "set title 'PPO training on metro, cluster metro.json, load 2.5 Erlang, seed 3'.\"\\n\".'moving averages over the last 20 rollouts'"; then
+    ok "--plot title: topology, cluster, load, seed"
+else
+    notok "--plot title: $(grep '^set title' "$tmp/gnuplot.script") $(cat "$tmp/err")"
+fi
 cp "$tmp/a.pol" "$tmp/first.pol"
 $TRAIN --seed 3 --out "$tmp/a.pol" --checkpoint 512 2> /dev/null
 cmp -s "$tmp/a.pol" "$tmp/first.pol" && ok "same seed, same policy file" \
