@@ -275,6 +275,34 @@ lr_yang_count_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
+/* w's alternatives appended to msg[size] as "a, b or c" (cut at a
+ * character, marked, when they do not fit). */
+static void
+lr_yang_want_append(char *msg, size_t size, const struct lr_yang_want *w)
+{
+    for (int i = 0; i < w->n; i++)
+        lr_utf8_appendf(msg, size, "%s%s",
+                        i == 0 ? "" : i == w->n - 1 ? " or " : ", ",
+                        w->alt[i]);
+}
+
+/* The leaf (or leaf-list) at the data path 'path' and what its type
+ * takes, into *w; NULL when 'path' is no leaf or its type's values
+ * cannot all be told. */
+static const struct lysc_node_leaf *
+lr_yang_leaf_wants(const struct ly_ctx *ctx, const char *path,
+                   struct lr_yang_want *w)
+{
+    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
+    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+        return NULL;
+    const struct lysc_node_leaf *leaf = (const void *) sn;
+    w->n = 0;
+    w->whole = true;
+    lr_yang_want_type(leaf->type, leaf->units, w);
+    return w->whole && w->n ? leaf : NULL;
+}
+
 /* libyang's "Unsatisfied range - ..." or "Unsatisfied length - ..." at
  * the leaf 'path' (a data path) followed by the bounds the schema
  * allows, which libyang does not say, into msg[size]: the limit the user
@@ -308,13 +336,10 @@ lr_yang_bound_msg(const struct ly_ctx *ctx, const char *path,
     }
     if (!w.whole || !w.n)
         return false;
-    int len = snprintf(msg, size, "%s Allowed: ", lymsg);
-    for (int i = 0; i < w.n && len >= 0 && (size_t) len < size; i++)
-        len += snprintf(msg + len, size - len, "%s%s",
-                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
-                        w.alt[i]);
-    if (len >= 0 && (size_t) len < size)
-        snprintf(msg + len, size - len, ".");
+    msg[0] = '\0';
+    lr_utf8_appendf(msg, size, "%s Allowed: ", lymsg);
+    lr_yang_want_append(msg, size, &w);
+    lr_utf8_appendf(msg, size, ".");
     return true;
 }
 
@@ -352,13 +377,8 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
 
     if (strncmp(lymsg, head, strlen(head)) || !strstr(lymsg, tail))
         return false;
-    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
-    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
-        return false;
-    const struct lysc_node_leaf *leaf = (const void *) sn;
-    struct lr_yang_want w = { .n = 0, .whole = true };
-    lr_yang_want_type(leaf->type, leaf->units, &w);
-    if (!w.whole || !w.n)
+    struct lr_yang_want w;
+    if (!lr_yang_leaf_wants(ctx, path, &w))
         return false;
     const char *v = lymsg + strlen(head);
     char clip[LR_YANG_REF_NAME + 1];
@@ -366,10 +386,7 @@ lr_yang_union_msg(const struct ly_ctx *ctx, const char *path,
     lr_utf8_appendf(msg, size, "invalid value \"%s\": want ",
                     lr_yang_clip_span(v, (size_t) (strstr(lymsg, tail) - v),
                                       clip));
-    for (int i = 0; i < w.n; i++)
-        lr_utf8_appendf(msg, size, "%s%s",
-                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
-                        w.alt[i]);
+    lr_yang_want_append(msg, size, &w);
     return true;
 }
 
@@ -413,20 +430,12 @@ lr_yang_enum_msg(const struct ly_ctx *ctx, const char *path,
 
     if (strncmp(lymsg, head, strlen(head)) || !ml || lymsg[ml - 1] != '.')
         return false;
-    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
-    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
-        return false;
-    const struct lysc_node_leaf *leaf = (const void *) sn;
-    struct lr_yang_want w = { .n = 0, .whole = true };
-    lr_yang_want_type(leaf->type, leaf->units, &w);
-    if (!w.whole || !w.n)
+    struct lr_yang_want w;
+    if (!lr_yang_leaf_wants(ctx, path, &w))
         return false;
     lr_yang_said(msg, size, lymsg, ml - 1);
     lr_utf8_appendf(msg, size, "; want ");
-    for (int i = 0; i < w.n; i++)
-        lr_utf8_appendf(msg, size, "%s%s",
-                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
-                        w.alt[i]);
+    lr_yang_want_append(msg, size, &w);
     lr_utf8_appendf(msg, size, ".");
     return true;
 }
@@ -717,10 +726,10 @@ lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
         || (!strncmp(lymsg, "Value \"", 7)
             && !strstr(lymsg, " is out of type ")))
         return false;
-    const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
-    if (!sn || !(sn->nodetype & (LYS_LEAF | LYS_LEAFLIST)))
+    struct lr_yang_want w;
+    const struct lysc_node_leaf *leaf = lr_yang_leaf_wants(ctx, path, &w);
+    if (!leaf)
         return false;
-    const struct lysc_node_leaf *leaf = (const void *) sn;
     switch (leaf->type->basetype) {
     case LY_TYPE_UINT8: case LY_TYPE_UINT16: case LY_TYPE_UINT32:
     case LY_TYPE_UINT64: case LY_TYPE_INT8: case LY_TYPE_INT16:
@@ -729,16 +738,9 @@ lr_yang_number_msg(const struct ly_ctx *ctx, const char *path,
     default:
         return false;
     }
-    struct lr_yang_want w = { .n = 0, .whole = true };
-    lr_yang_want_type(leaf->type, leaf->units, &w);
-    if (!w.whole || !w.n)
-        return false;
     lr_yang_said(msg, size, lymsg, ml - 1);
     lr_utf8_appendf(msg, size, "; want ");
-    for (int i = 0; i < w.n; i++)
-        lr_utf8_appendf(msg, size, "%s%s",
-                        i == 0 ? "" : i == w.n - 1 ? " or " : ", ",
-                        w.alt[i]);
+    lr_yang_want_append(msg, size, &w);
     lr_utf8_appendf(msg, size, "%s.", quote
                     ? ", as a JSON string (RFC 7951 quotes decimal64 and "
                       "64-bit integers)"
