@@ -460,6 +460,30 @@ time_t lr_ctl_agents_crl_next(const struct lr_ctl *);
 int lr_ctl_agents_recheck_tls(struct lr_ctl *, char *report, size_t rlen,
                               char *err, size_t errlen);
 
+/* A report of connections closed, one line each, in a caller's buffer
+ * (lr_ctl_agents_reload_tls(), _recheck_tls(): up to 64 agents, more
+ * lines than a log's buffer holds).  A line that does not fit whole is
+ * dropped, never cut, and so are those after it; lr_ctl_report_end()
+ * then ends the report with "... and N more connections closed".  'buf'
+ * is the caller's, 'cap' its size (at least LR_CTL_REPORT_TAIL), 'len'
+ * and 'more' start at 0, buf[0] at '\0'. */
+struct lr_ctl_report {
+    char *buf;
+    size_t cap;
+    size_t len;            /* strlen(buf) */
+    unsigned more;         /* lines dropped */
+};
+
+/* The room kept for the tail, its NUL included. */
+#define LR_CTL_REPORT_TAIL 48
+
+/* Appends one line (printf's 'fmt'; at most 4095 bytes, else dropped). */
+void lr_ctl_report_line(struct lr_ctl_report *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends the tail when lines were dropped. */
+void lr_ctl_report_end(struct lr_ctl_report *);
+
 /* DC k's agent as the owner last saw it: 'up' unless the last exchange with
  * it failed without an answer (unreachable, broken, too slow), with the
  * reason in 'why' (the one a job it blocked gives).  A refusal (an ERROR

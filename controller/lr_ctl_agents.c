@@ -11,6 +11,7 @@
  * Everything here runs on the owner's thread but for those two, the
  * plan's run (lr_ctl_plan_run in lr_ctl.c) and what it calls. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -715,7 +716,7 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
                          size_t rlen, char *err, size_t errlen)
 {
     char e[2048];
-    size_t n = 0;
+    struct lr_ctl_report r = { report, rlen, 0, 0 };
     report[0] = '\0';
     if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
         return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
@@ -738,18 +739,15 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
         if (!c->agent[k])
             continue;
         int rc = lr_agent_party_use_tls(c->agent[k], ctx, e, sizeof e);
-        if (!rc || n >= rlen)
-            continue;
-        n += (size_t) snprintf(report + n, rlen - n, "%sagent %s: %s%s",
-                               n ? "\n" : "", c->cluster->dcs[k].name,
-                               rc == EACCES ? "connection closed: its "
-                               "certificate is refused since " : "",
-                               rc == EACCES ? how : "the files read before "
-                               "stay: ");
-        if (n < rlen)
-            n += (size_t) snprintf(report + n, rlen - n, "%s%s",
-                                   rc == EACCES ? ": " : "", e);
+        if (rc == EACCES)
+            lr_ctl_report_line(&r, "agent %s: connection closed: its "
+                               "certificate is refused since %s: %s",
+                               c->cluster->dcs[k].name, how, e);
+        else if (rc)
+            lr_ctl_report_line(&r, "agent %s: the files read before stay: "
+                               "%s", c->cluster->dcs[k].name, e);
     }
+    lr_ctl_report_end(&r);
     /* A plan kept for its admission (c->agent_plan) stays: it was made
      * and committed before the files were read again, as the intent was
      * queued before the SIGHUP, and its admission asks no agent. */
@@ -772,12 +770,43 @@ lr_ctl_agents_crl_next(const struct lr_ctl *c)
     return first;
 }
 
+void
+lr_ctl_report_line(struct lr_ctl_report *r, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* Room is kept for the tail "\n... and N more connections closed"
+     * (at most LR_CTL_REPORT_TAIL with its NUL), so that it always fits
+     * once a line is dropped. */
+    size_t need = (r->len ? 1 : 0) + (size_t) (n < 0 ? 0 : n);
+    if (n < 0 || (size_t) n >= sizeof line || r->more
+        || r->len + need + LR_CTL_REPORT_TAIL > r->cap) {
+        r->more++;
+        return;
+    }
+    snprintf(r->buf + r->len, r->cap - r->len, "%s%s", r->len ? "\n" : "",
+             line);
+    r->len += need;
+}
+
+void
+lr_ctl_report_end(struct lr_ctl_report *r)
+{
+    if (r->more)
+        snprintf(r->buf + r->len, r->cap - r->len, "%s... and %u more "
+                 "connection%s closed", r->len ? "\n" : "", r->more,
+                 r->more == 1 ? "" : "s");
+}
+
 int
 lr_ctl_agents_recheck_tls(struct lr_ctl *c, char *report, size_t rlen,
                           char *err, size_t errlen)
 {
     char e[1024], when[32];
-    size_t n = 0;
+    struct lr_ctl_report r = { report, rlen, 0, 0 };
     report[0] = '\0';
     if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
         return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
@@ -791,22 +820,21 @@ lr_ctl_agents_recheck_tls(struct lr_ctl *c, char *report, size_t rlen,
         if (!c->agent[k])
             continue;
         long v = lr_agent_party_verify_again(c->agent[k], e, sizeof e);
-        if (v == X509_V_OK || n >= rlen)
+        if (v == X509_V_OK)
             continue;
         if (v == X509_V_ERR_CRL_HAS_EXPIRED) {
             lr_agent_party_crl_update(c->agent[k], true, when, sizeof when);
-            n += (size_t) snprintf(report + n, rlen - n, "%sCRL '%s' expired "
-                                   "at %s (nextUpdate): connection to %s "
-                                   "closed; install a fresh CRL and send "
-                                   "SIGHUP", n ? "\n" : "", c->agent_crl,
-                                   when, c->cluster->dcs[k].name);
+            lr_ctl_report_line(&r, "CRL '%s' expired at %s (nextUpdate): "
+                               "connection to %s closed; install a fresh "
+                               "CRL and send SIGHUP", c->agent_crl, when,
+                               c->cluster->dcs[k].name);
         } else {
-            n += (size_t) snprintf(report + n, rlen - n, "%sagent %s: "
-                                   "connection closed: its certificate is "
-                                   "refused: %s", n ? "\n" : "",
-                                   c->cluster->dcs[k].name, e);
+            lr_ctl_report_line(&r, "agent %s: connection closed: its "
+                               "certificate is refused: %s",
+                               c->cluster->dcs[k].name, e);
         }
     }
+    lr_ctl_report_end(&r);
     return 0;
 }
 

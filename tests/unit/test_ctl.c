@@ -2006,6 +2006,53 @@ test_device_health_readdressed(void)
     lr_test_ctl_fail(r0, NULL);
 }
 
+/* 64 agents (the most a cluster has) closed at once, each line as long
+ * as a real one, into the 4096 bytes nb_restconf.c gives: the lines
+ * kept are whole, the last says how many more were closed, and every
+ * one is counted once. */
+static void
+test_report_cut_at_a_line(void)
+{
+    char buf[4096];
+    struct lr_ctl_report r = { buf, sizeof buf, 0, 0 };
+    buf[0] = '\0';
+    for (int k = 0; k < 64; k++)
+        lr_ctl_report_line(&r, "agent dc%d: connection closed: its "
+                           "certificate is refused since SIGHUP: revoked "
+                           "by CRL '/etc/lightrail/agents-crl.pem' (serial "
+                           "1A2B3C4D, /CN=dc%d)", k, k);
+    lr_ctl_report_end(&r);
+    int whole = 0;
+    unsigned more = 0;
+    for (char *line = buf, *end; line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        size_t n = end ? (size_t) (end - line) : strlen(line);
+        char expect[64];
+        snprintf(expect, sizeof expect, "agent dc%d: ", whole);
+        if (!strncmp(line, expect, strlen(expect))) {
+            char tail[32];
+            size_t t = (size_t) snprintf(tail, sizeof tail, "/CN=dc%d)",
+                                         whole);
+            CU_ASSERT(n > t && !strncmp(line + n - t, tail, t));
+            whole++;
+        } else {
+            CU_ASSERT_PTR_NULL(end);
+            CU_ASSERT_EQUAL(sscanf(line, "... and %u more connections "
+                                   "closed", &more), 1);
+        }
+    }
+    CU_ASSERT(whole > 0);
+    CU_ASSERT(more > 0);
+    CU_ASSERT_EQUAL(whole + (int) more, 64);
+    /* Lines that all fit: no tail. */
+    struct lr_ctl_report few = { buf, sizeof buf, 0, 0 };
+    lr_ctl_report_line(&few, "agent dc1: connection closed");
+    lr_ctl_report_line(&few, "agent dc2: connection closed");
+    lr_ctl_report_end(&few);
+    CU_ASSERT_STRING_EQUAL(buf, "agent dc1: connection closed\n"
+                           "agent dc2: connection closed");
+}
+
 static CU_TestInfo tests[] = {
     { "each ROADM's health: up, refused, down, back",
       test_device_health },
@@ -2061,6 +2108,8 @@ static CU_TestInfo tests[] = {
       test_long_reason_kept_whole },
     { "a DC attached to no ROADM is the reason given", test_unattached_dc },
     { "gpus min is a count of free GPUs", test_gpus_min_is_free_gpus },
+    { "a report of 64 connections closed is cut at a line, and counts "
+      "the rest", test_report_cut_at_a_line },
     CU_TEST_INFO_NULL,
 };
 
