@@ -15,8 +15,9 @@
  * coordinator's certificate, key, CA and CRL again for the DCs'
  * agents, in the planner's free turn, and closes the agent connections
  * kept that they now refuse (on_tls_reloaded).  A timer at the earliest
- * next update of those CRLs judges the connections kept again when a
- * CRL goes stale, in the same turn (on_crl_next).
+ * next update of those CRLs, or notAfter of a kept connection's peer
+ * chain, judges the connections kept again when a CRL goes stale or a
+ * certificate expires, in the same turn (on_crl_next).
  *
  * It holds a lock on its state directory (lightraild.lock) for its life,
  * writes lightraild.pid and lightraild.port there (the port bound,
@@ -433,12 +434,15 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
     nb_restconf_reload_tls(d->app, "SIGHUP");
 }
 
-/* Arms d->crl_next at the earliest next update still to come of the
- * CRLs the agents' connections are checked against
- * (lr_ctl_agents_crl_next(); lr_tls_crl_wait(): at most
- * LR_TLS_CRL_RECHECK_S ahead), or leaves it idle when there is none: at
- * start, and whenever the CRLs may have changed (a reload, a PUT of the
- * network) or one has just gone stale. */
+/* Arms d->crl_next at the next time to judge the agents' connections
+ * (lr_ctl_agents_crl_next()): the earliest next update still to come of
+ * the CRLs they are checked against, or notAfter of a kept connection's
+ * peer chain (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead):
+ * at start, and whenever the CRLs may have changed (a reload, a PUT of
+ * the network) or the connections have just been judged.  With none
+ * (d->crl_at 0) it still looks again LR_TLS_CRL_RECHECK_S on: a plan
+ * connects to the agents on the planner's thread, which tells the owner
+ * nothing, and the chain of that connection may expire first. */
 static void
 crl_arm(struct daemon *d)
 {
@@ -447,17 +451,17 @@ crl_arm(struct daemon *d)
     evtimer_del(d->crl_next);
     time_t at = lr_ctl_agents_crl_next(d->ctl);
     d->crl_at = at;
-    if (!at)
-        return;
-    struct timeval tv = { lr_tls_crl_wait(at, time(NULL)), 0 };
+    struct timeval tv = { at ? lr_tls_crl_wait(at, time(NULL))
+                             : LR_TLS_CRL_RECHECK_S, 0 };
     evtimer_add(d->crl_next, &tv);
 }
 
-/* A CRL of coordinator/crl went stale: new handshakes fail closed from
- * now on, and the connections kept to the agents, admitted before,
+/* A CRL of coordinator/crl went stale, or a certificate of a kept
+ * connection's peer chain reached its notAfter: new handshakes fail
+ * from now on, and the connections kept to the agents, admitted before,
  * must be judged again (nb_restconf_recheck_tls(): once the planner
- * hands the agents back, when a plan has them).  Woken before its next
- * update by the wait's cap, the timer only waits again. */
+ * hands the agents back, when a plan has them).  Woken before that time
+ * by the wait's cap, or with none, the timer only waits again. */
 static void
 on_crl_next(evutil_socket_t fd, short what, void *arg)
 {
@@ -466,22 +470,22 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
     (void) what;
     if (d->stopping)
         return;
-    if (time(NULL) < d->crl_at)
+    if (!d->crl_at || time(NULL) < d->crl_at)
         crl_arm(d);
     else
         nb_restconf_recheck_tls(d->app);
 }
 
 /* The agents' connections were judged again (nb_app.tls_rechecked): one
- * line per connection closed; then the timer goes on to the next CRL's
- * next update. */
+ * line per connection closed; then the timer goes on to the next time
+ * to judge. */
 static void
 on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
 {
     struct daemon *d = arg;
     if (rc && rc != ENOENT)
         lr_log(LR_LOG_WARN, "the agents' connections are not judged "
-               "against the CRL gone stale: %s", err);
+               "again (a CRL gone stale, a certificate expired): %s", err);
     for (const char *line = report; *line;) {
         const char *end = strchr(line, '\n');
         int n = end ? (int) (end - line) : (int) strlen(line);

@@ -1418,6 +1418,19 @@ lr_agent_party_verify_again(struct lr_cdynp_party *p, char *why, size_t len)
 }
 
 time_t
+lr_agent_party_judge_at(const struct lr_cdynp_party *p, time_t at)
+{
+    const struct agent_party *ap = ap_of(p);
+    return ap->state == AP_UP ? lr_tls_judge_at(at, ap->ssl) : at;
+}
+
+const struct lr_tls_peer *
+lr_agent_party_verified(const struct lr_cdynp_party *p)
+{
+    return &ap_of(p)->verified;
+}
+
+time_t
 lr_agent_party_crl_update(const struct lr_cdynp_party *p, bool past,
                           char *buf, size_t len)
 {

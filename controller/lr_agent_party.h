@@ -53,6 +53,8 @@
 #include "planner/lr_cdynp_wire.h"
 #include "planner/lr_cluster.h"
 
+struct lr_tls_peer;
+
 struct lr_wire_msg;
 
 /* A party for the agent at 'address' (numeric or a host name) 'port'
@@ -268,6 +270,19 @@ long lr_agent_party_verify_again(struct lr_cdynp_party *, char *why,
  * ask while a plan uses the party. */
 time_t lr_agent_party_crl_update(const struct lr_cdynp_party *, bool past,
                                  char *buf, size_t len);
+
+/* lr_tls_judge_at() of the party's connection: 'at', or the earliest
+ * notAfter of the agent's chain verified at its handshake when sooner
+ * and the party is connected.  Only while nothing else uses the party
+ * (the connection is made and closed by a plan). */
+time_t lr_agent_party_judge_at(const struct lr_cdynp_party *, time_t at);
+
+/* What the last verification of the agent's chain (a handshake,
+ * lr_agent_party_verify_again()) failed at: which certificate, its
+ * notAfter.  The party owns it; valid until the party's next connection
+ * or its end. */
+const struct lr_tls_peer *lr_agent_party_verified(
+    const struct lr_cdynp_party *);
 
 /* The TLS basics both ends of the protocol share (this file's client,
  * `lightrail agent`'s server). */

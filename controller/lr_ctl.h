@@ -435,24 +435,29 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
 int lr_ctl_agents_reload_tls(struct lr_ctl *, const char *how, char *report,
                              size_t rlen, char *err, size_t errlen);
 
-/* The earliest next update still to come of the CRLs the agents'
- * connections are checked against (coordinator/crl, as each agent's
- * party loaded it: at start, a PUT of the network, a reload above), in
- * seconds since the epoch; 0 when there is none (no CRL, no remote DC,
- * a CRL with no next update).  When the owner's timer for
- * lr_ctl_agents_recheck_tls() is due.  Owner's thread; reads nothing a
- * plan in flight changes. */
+/* The next time to judge the agents' connections again: the earliest
+ * of the next updates still to come of the CRLs they are checked
+ * against (coordinator/crl, as each agent's party loaded it: at start,
+ * a PUT of the network, a reload above) and of the notAfter of each
+ * kept connection's chain (lr_tls_judge_at(); not read while a plan or
+ * RELEASEs hold the connections), in seconds since the epoch; 0 when
+ * there is none (no CRL with a next update, no connection kept).  When
+ * the owner's timer for lr_ctl_agents_recheck_tls() is due.  Owner's
+ * thread; reads nothing a plan in flight changes. */
 time_t lr_ctl_agents_crl_next(const struct lr_ctl *);
 
 /* Judges every agent's connection kept since a job again under the CRLs
  * loaded (lr_agent_party_verify_again()), for a CRL whose next update
- * has passed: from then on it refuses every handshake (fail closed), and
- * a connection kept would otherwise go on unchecked for as long as it is
- * used.  One line per connection closed in report[rlen] ("CRL 'F'
+ * has passed or a certificate of a kept chain past its notAfter: from
+ * then on either refuses every handshake, and a connection kept would
+ * otherwise go on unchecked for as long as it is used.  One line per
+ * connection closed in report[rlen] (struct lr_ctl_report: "CRL 'F'
  * expired at 2026-12-07T03:10:49Z (nextUpdate): connection to dc2
- * closed; install a fresh CRL and send SIGHUP", or, refused for another
- * cause, "agent dc2: connection closed: its certificate is refused: "
- * and lr_tls_verify_text()'s words), "" when none.  The next plan
+ * closed; install a fresh CRL and send SIGHUP", "certificate /CN=dc2
+ * expired at 2026-12-07T03:10:49Z: connection to dc2 closed; the agent
+ * must present a renewed certificate", or, refused for another cause,
+ * "agent dc2: connection closed: its certificate is refused: " and
+ * lr_tls_verify_text()'s words), "" when none.  The next plan
  * connects anew, and its handshake says why it fails.  0; ENOENT: no
  * coordinator configured; EBUSY: the agents are lent to a plan or
  * RELEASEs in flight (take the planner's next free turn).  Owner's

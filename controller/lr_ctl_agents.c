@@ -22,6 +22,7 @@
 #include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
 #include "controller/lr_ctl_int.h"
+#include "controller/lr_tls.h"
 #include "planner/lr_cdynp.h"
 /* CDynP over the DCs of 'cl', the remote ones (agent[k] not NULL)
  * planned by their agents.  'plan' gets the local DCs' stages and, for
@@ -766,6 +767,11 @@ lr_ctl_agents_crl_next(const struct lr_ctl *c)
                                : 0;
         if (t && (!first || t < first))
             first = t;
+        /* A plan in flight makes and closes the connections: their
+         * chains are read when the agents are back (the timer looks
+         * again within LR_TLS_CRL_RECHECK_S). */
+        if (c->agent[k] && !c->agents_lent)
+            first = lr_agent_party_judge_at(c->agent[k], first);
     }
     return first;
 }
@@ -820,9 +826,15 @@ lr_ctl_agents_recheck_tls(struct lr_ctl *c, char *report, size_t rlen,
         if (!c->agent[k])
             continue;
         long v = lr_agent_party_verify_again(c->agent[k], e, sizeof e);
+        const struct lr_tls_peer *p = lr_agent_party_verified(c->agent[k]);
         if (v == X509_V_OK)
             continue;
-        if (v == X509_V_ERR_CRL_HAS_EXPIRED) {
+        if (v == X509_V_ERR_CERT_HAS_EXPIRED && p->error == v) {
+            lr_ctl_report_line(&r, "certificate %s expired at %s: "
+                               "connection to %s closed; the agent must "
+                               "present a renewed certificate", p->subject,
+                               p->not_after, c->cluster->dcs[k].name);
+        } else if (v == X509_V_ERR_CRL_HAS_EXPIRED) {
             lr_agent_party_crl_update(c->agent[k], true, when, sizeof when);
             lr_ctl_report_line(&r, "CRL '%s' expired at %s (nextUpdate): "
                                "connection to %s closed; install a fresh "

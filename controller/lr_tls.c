@@ -418,6 +418,20 @@ cleanup:
     return rc;
 }
 
+/* 't' in seconds since the epoch, which ASN1_TIME_diff() counts
+ * exactly (timegm() is no C11); 0 when it does not read. */
+static time_t
+lr_tls_epoch(const ASN1_TIME *t)
+{
+    ASN1_TIME *epoch = t ? ASN1_TIME_set(NULL, 0) : NULL;
+    int days, secs;
+    time_t when = 0;
+    if (epoch && ASN1_TIME_diff(&days, &secs, epoch, t))
+        when = (time_t) days * 86400 + secs;
+    ASN1_TIME_free(epoch);
+    return when;
+}
+
 time_t
 lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
 {
@@ -444,19 +458,30 @@ lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
                            : ASN1_TIME_compare(next, best) < 0))
             best = next;
     }
-    /* Seconds from the epoch, which ASN1_TIME_diff() counts exactly
-     * (timegm() is no C11). */
-    ASN1_TIME *epoch = best ? ASN1_TIME_set(NULL, 0) : NULL;
-    int days, secs;
-    if (epoch && ASN1_TIME_diff(&days, &secs, epoch, best)) {
-        when = (time_t) days * 86400 + secs;
-        if (buf)
-            lr_tls_time(best, buf, len);
-    }
+    if (best && (when = lr_tls_epoch(best)) && buf)
+        lr_tls_time(best, buf, len);
     X509_STORE_unlock(store);
-    ASN1_TIME_free(epoch);
     ERR_clear_error();
     return when;
+}
+
+time_t
+lr_tls_judge_at(time_t at, SSL *ssl)
+{
+    /* The chain as verified at the handshake runs from the peer's
+     * certificate up to the trust anchor of our store: a CA of it that
+     * expires fails the chain as the peer's own does. */
+    STACK_OF(X509) *chain = ssl ? SSL_get0_verified_chain(ssl) : NULL;
+    X509 *peer = ssl ? SSL_get0_peer_certificate(ssl) : NULL;
+    int n = chain ? sk_X509_num(chain) : peer != NULL;
+    for (int i = 0; i < n; i++) {
+        X509 *x = chain ? sk_X509_value(chain, i) : peer;
+        time_t end = lr_tls_epoch(X509_get0_notAfter(x));
+        if (end && (!at || end < at))
+            at = end;
+    }
+    ERR_clear_error();
+    return at;
 }
 
 long
@@ -507,6 +532,8 @@ lr_tls_verify_cb(int ok, X509_STORE_CTX *x)
                       sizeof p->serial);
     lr_tls_name(cert ? X509_get_subject_name(cert) : NULL, p->subject,
                 sizeof p->subject);
+    lr_tls_time(cert ? X509_get0_notAfter(cert) : NULL, p->not_after,
+                sizeof p->not_after);
     return ok;
 }
 

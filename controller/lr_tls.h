@@ -142,6 +142,21 @@ time_t lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len);
  * wall clock) arms itself again rather than judge. */
 long lr_tls_crl_wait(time_t at, time_t now);
 
+/* A certificate reaching its notAfter is the same hole as a CRL going
+ * stale: new handshakes are refused (X509_V_ERR_CERT_HAS_EXPIRED), a
+ * connection admitted before is not.  So the same timer judges the
+ * connections up at the earliest of the CRLs' next updates
+ * (lr_tls_crl_update()) and the notAfter of each connection's peer
+ * chain, folded in here one connection at a time: 'at' (0: none yet)
+ * or the earliest notAfter of the chain verified at the handshake of
+ * 'ssl' (its peer's certificate and the CAs up to our trust anchor),
+ * whichever comes first, in seconds since the epoch; 'at' when 'ssl'
+ * is NULL or has no peer certificate.  Our own certificate is not
+ * counted: the peer judges it, at its handshake and by its own timer
+ * (both ends run this code), and we cannot mend it by closing.  Clears
+ * OpenSSL's queue. */
+time_t lr_tls_judge_at(time_t at, SSL *ssl);
+
 /* What the verification of a peer's chain found wrong first: OpenSSL
  * says only a code (X509_V_ERR_CERT_REVOKED), and the operator needs to
  * know which certificate. */
@@ -150,6 +165,7 @@ struct lr_tls_peer {
     int depth;             /* 0: the peer's own certificate */
     char serial[80];       /* hex, as `openssl x509 -serial` prints it */
     char subject[256];     /* one line, "/CN=dc2" */
+    char not_after[32];    /* its notAfter, "2026-12-07T03:10:49Z" */
 };
 
 /* The verify callback to give SSL_CTX_set_verify() for lr_tls_watch():

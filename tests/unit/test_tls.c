@@ -497,10 +497,11 @@ test_verify_text(void)
 {
     char buf[512];
     struct lr_tls_peer leaf = { X509_V_ERR_CERT_REVOKED, 0, "0A1B",
-                                "/CN=dc2" };
-    struct lr_tls_peer ca = { X509_V_ERR_CERT_REVOKED, 1, "07", "/CN=inter" };
+                                "/CN=dc2", "" };
+    struct lr_tls_peer ca = { X509_V_ERR_CERT_REVOKED, 1, "07", "/CN=inter",
+                              "" };
     struct lr_tls_peer nocrl = { X509_V_ERR_UNABLE_TO_GET_CRL, 0, "0A1B",
-                                 "/CN=dc2" };
+                                 "/CN=dc2", "" };
     const struct {
         long v;
         const struct lr_tls_peer *p;

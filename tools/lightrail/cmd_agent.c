@@ -1663,6 +1663,7 @@ peer_at_limit(struct conn *c)
 
 static bool conn_revoked_since(struct conn *c);
 static bool conn_refused_stale(struct conn *c);
+static void agent_crl_arm(struct agent *a);
 
 static void
 conn_event(struct bufferevent *bev, short what, void *arg)
@@ -1689,6 +1690,7 @@ conn_event(struct bufferevent *bev, short what, void *arg)
             || peer_at_limit(c))
             return;
         conn_idle_restart(c);
+        agent_crl_arm(a);
         alog(a, "%s: connected", c->peer);
         return;
     }
@@ -1906,15 +1908,20 @@ conn_revoked_since(struct conn *c)
     return true;
 }
 
-/* Arms a->crl_next at the earliest next update of a->ssl's CRLs still to
- * come (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead), or
- * leaves it idle when there is none (no CRL, or none with a next
- * update). */
+/* Arms a->crl_next at the next time to judge the connections up
+ * (lr_tls_judge_at()): the earliest of the next updates of a->ssl's CRLs
+ * still to come and the notAfter of each connection's peer chain
+ * (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead), or leaves it
+ * idle when there is none (no CRL with a next update, no connection
+ * up).  Again whenever a handshake ends: its chain may end first. */
 static void
 agent_crl_arm(struct agent *a)
 {
     evtimer_del(a->crl_next);
     time_t at = lr_tls_crl_update(a->ssl, false, NULL, 0);
+    for (struct conn *c = a->conns; c; c = c->next)
+        if (c->ready && !c->gone)
+            at = lr_tls_judge_at(at, bufferevent_openssl_get_ssl(c->bev));
     a->crl_at = at;
     if (!at)
         return;
@@ -1923,23 +1930,30 @@ agent_crl_arm(struct agent *a)
 }
 
 /* True, with 'c' closed and logged, when a CRL of a->ssl is past its
- * next update and 'c', judged again under a->ssl, is refused: the CRL is
- * stale, every handshake now fails closed, and so must the connections
- * up, judged otherwise only at their handshake and on SIGHUP (one that
- * keeps asking never idles out).  'c' has finished its handshake. */
+ * next update, or a certificate of c's peer chain past its notAfter,
+ * and 'c', judged again under a->ssl, is refused: every handshake now
+ * fails, and so must the connections up, judged otherwise only at their
+ * handshake and on SIGHUP (one that keeps asking never idles out).  'c'
+ * has finished its handshake. */
 static bool
 conn_refused_stale(struct conn *c)
 {
     struct agent *a = c->a;
     char when[32], why[1024];
     SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
-    if (!ssl || !lr_tls_crl_update(a->ssl, true, when, sizeof when))
+    time_t end = lr_tls_judge_at(0, ssl);
+    if (!ssl || (!lr_tls_crl_update(a->ssl, true, when, sizeof when)
+                 && !(end && end <= time(NULL))))
         return false;
     long v = lr_tls_verify_again(a->ssl, ssl);
     if (v == X509_V_OK)
         return false;
     const char *crl = a->cfg.crl[0] ? a->cfg.crl : "?";
-    if (v == X509_V_ERR_CRL_HAS_EXPIRED)
+    if (v == X509_V_ERR_CERT_HAS_EXPIRED && c->verified.error == v)
+        alog(a, "certificate %s expired at %s: connection to %s closed; "
+             "its holder must present a renewed certificate",
+             c->verified.subject, c->verified.not_after, c->peer);
+    else if (v == X509_V_ERR_CRL_HAS_EXPIRED)
         alog(a, "CRL '%s' expired at %s (nextUpdate): connection to %s "
              "closed; install a fresh CRL and send SIGHUP", crl, when,
              c->peer);
@@ -1950,9 +1964,9 @@ conn_refused_stale(struct conn *c)
     return true;
 }
 
-/* A CRL's next update passed: each connection up is judged again
- * (conn_refused_stale()); then the timer goes on to the next CRL's
- * next update.  One whose handshake ends later is judged then
+/* A CRL's next update, or a peer chain's notAfter, passed: each
+ * connection up is judged again (conn_refused_stale()); then the timer
+ * goes on to the next time to judge.  One whose handshake ends later is judged then
  * (conn_event()).  Woken before it by the wait's cap, the timer only
  * waits again. */
 static void
