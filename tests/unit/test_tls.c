@@ -811,6 +811,45 @@ test_crl_wait(void)
                     LR_TLS_CRL_RECHECK_S - 1);
 }
 
+/* lr_tls_judge_at(): the earliest notAfter of a connection's verified
+ * chain (dc4's own or its CA's, both an hour ahead), folded into the
+ * time a timer waits for: kept when sooner, taken when later or none;
+ * an SSL without a peer, or none, leaves it as it was. */
+static void
+test_judge_at(void)
+{
+    char dc4[80], dc4_key[80];
+    snprintf(dc4, sizeof dc4, "%s/dc4.pem", dir);
+    snprintf(dc4_key, sizeof dc4_key, "%s/dc4.key", dir);
+    CU_ASSERT_EQUAL_FATAL(issue_cert("dc4", 9, dc4, dc4_key), 0);
+    SSL_CTX *ctx = client_ctx(NULL);
+    struct lr_tls_peer p;
+    SSL *c = connect_pair(ctx, dc4, dc4_key, &p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    time_t end = lr_tls_judge_at(0, c);
+    STACK_OF(X509) *chain = SSL_get0_verified_chain(c);
+    CU_ASSERT_EQUAL_FATAL(sk_X509_num(chain), 2);
+    const ASN1_TIME *leaf = X509_get0_notAfter(sk_X509_value(chain, 0));
+    const ASN1_TIME *ca = X509_get0_notAfter(sk_X509_value(chain, 1));
+    /* Both an hour ahead, the CA's made first: the earlier of the two. */
+    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf, end) >= 0);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(ca, end) >= 0);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf, end) == 0
+              || ASN1_TIME_cmp_time_t(ca, end) == 0);
+    CU_ASSERT_EQUAL(lr_tls_judge_at(end - 10, c), end - 10);
+    CU_ASSERT_EQUAL(lr_tls_judge_at(end + 10, c), end);
+    CU_ASSERT_EQUAL(lr_tls_judge_at(5, NULL), 5);
+    SSL *none = SSL_new(ctx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+    CU_ASSERT_EQUAL(lr_tls_judge_at(7, none), 7);
+    SSL_free(none);
+    close_pair(c);
+    SSL_CTX_free(ctx);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    unlink(dc4);
+    unlink(dc4_key);
+}
+
 static CU_TestInfo tests[] = {
     { "use_pair blames the right file", test_pair_blame },
     { "reason: text, empty queue", test_reason },
@@ -822,6 +861,7 @@ static CU_TestInfo tests[] = {
     { "verify_text: the revoked certificate named", test_verify_text },
     { "verify_again: revoked since, kept, stale CRL, no peer",
       test_verify_again },
+    { "judge_at: the chain's notAfter when sooner", test_judge_at },
     { "crl_update: the next to come, the last past, none", test_crl_update },
     { "crl_wait: a second past the next update, never 0, capped",
       test_crl_wait },
