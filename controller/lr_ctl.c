@@ -2151,7 +2151,8 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
  * format's spectral efficiency, reach or threshold alone is no format
  * missing.  The threshold's is the measurement cut down to a tenth of
  * a dB, which the table then passes (mod_tenth_below()).  A name no
- * table may hold, or none, has DELETE alone. */
+ * table may hold, or none, or a measurement below every threshold a
+ * table takes, has DELETE alone. */
 static void
 mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
              size_t len)
@@ -2177,6 +2178,15 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
     if (bits & LR_MOD_NO_FORMAT) {
         snprintf(back, len, "give the modulation table the format back, or "
                  "DELETE");
+        return;
+    }
+    /* A measurement below the least threshold a table takes (a store
+     * may hold one) passes none: a threshold "of at most -0.6 dB" would
+     * be refused by lr_modtable_set_osnr(). */
+    if ((bits & LR_MOD_GOSNR) && !(lp->gosnr_db >= LR_MOD_OSNR_MIN_DB)) {
+        snprintf(back, len, "no threshold a modulation table takes (%g to "
+                 "%g dB) passes it: DELETE", LR_MOD_OSNR_MIN_DB,
+                 LR_MOD_OSNR_MAX_DB);
         return;
     }
     if (bits & LR_MOD_REACH)

@@ -423,6 +423,59 @@ test_measured_gosnr_judged_at_start(void)
     lr_ctl_free(c);
 }
 
+/* Runs 'sql' on the store while no controller has it open. */
+static void
+db_exec(const char *sql)
+{
+    sqlite3 *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &h), SQLITE_OK);
+    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
+}
+
+/* A measured gOSNR below 0 dB (a store may hold one: it takes any up
+ * to +-LR_JOB_MAX_GOSNR_DB) passes no threshold a modulation table
+ * takes (LR_MOD_OSNR_MIN_DB to LR_MOD_OSNR_MAX_DB), so the way back
+ * cannot be a threshold: the start says so and leaves DELETE.  It
+ * advised "a threshold of at most -0.6 dB back" before, which the
+ * table refuses. */
+static void
+test_negative_gosnr_way_back(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    char err[1024], *report = NULL;
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    in = intent("minus");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    lr_ctl_free(c);
+    db_exec("UPDATE lightpaths SET gosnr_db = -0.5 WHERE job = 'minus'");
+
+    struct lr_modtable t = table_8qam(18);
+    CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
+                                          sizeof err), 0);
+    const char *want = "measured -0.5 dB at provisioning, below 8QAM's "
+                       "18.0 dB threshold in the modulation table: kept as "
+                       "stored, no device reprogrammed; no threshold a "
+                       "modulation table takes (0 to 50 dB) passes it: "
+                       "DELETE the job and submit it again";
+    if (!report || !strstr(report, want))
+        fprintf(stderr, "-0.5 dB: %s\n", report ? report : "(null)");
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    CU_ASSERT_PTR_NULL(report ? strstr(report, "at most -") : NULL);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "minus", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* The way back the start's report gives for a threshold raised above
  * a measurement really passes: a receiver's gOSNR computed in floating
  * point (Mininet-Optical prints Python's repr) may sit a hair below a
@@ -477,18 +530,6 @@ test_measured_gosnr_way_back_passes(void)
     lr_ctl_free(c);
 }
 
-/* Runs 'sql' on the store while no controller has it open. */
-static void
-db_exec(const char *sql)
-{
-    sqlite3 *h = NULL;
-    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &h), SQLITE_OK);
-    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
-    sqlite3_close(h);
-    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
-}
 
 /* A stored format name no table may hold (U+009B, a C1 control, kept
  * by a store written before the table refused such names), or none
@@ -1031,6 +1072,8 @@ static CU_TestInfo tests[] = {
       test_measured_gosnr_judged_at_start },
     { "the way back from a raised threshold passes the measurement",
       test_measured_gosnr_way_back_passes },
+    { "a negative measured gOSNR: no threshold advised",
+      test_negative_gosnr_way_back },
     { "a stored name no table holds: a way back that can be followed",
       test_name_no_table_holds_way_back },
     { "a lost add on record as unknown is not held",
