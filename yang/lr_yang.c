@@ -469,6 +469,42 @@ lr_yang_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* The schema node a misspelt member name is a slip of, found among
+ * candidates offered one by one (lr_yang_near_offer()): the closest
+ * config-true one within two edits, or none when another is as close
+ * (of "netconf" and "restconf", "retconf" means neither more than the
+ * other; the first met was suggested until 2026-12-07). */
+struct lr_yang_near {
+    const struct lysc_node *node;   /* NULL: none yet, or a tie */
+    int best;                       /* its distance; 3 until one is met */
+    bool tie;                       /* another met is as close */
+};
+
+#define LR_YANG_NEAR_INIT { NULL, 3, false }
+
+/* Offers the schema node 'c' to 'n' as what 'name' may be a slip of. */
+static void
+lr_yang_near_offer(struct lr_yang_near *n, const char *name,
+                   const struct lysc_node *c)
+{
+    int d = (c->flags & LYS_CONFIG_W) ? lr_yang_distance(name, c->name)
+                                      : INT_MAX;
+    if (d < n->best) {
+        n->best = d;
+        n->node = c;
+        n->tie = false;
+    } else if (d == n->best && n->node) {
+        n->tie = true;
+    }
+}
+
+/* The node 'n' found, NULL when none is or two are as close. */
+static const struct lysc_node *
+lr_yang_near_node(const struct lr_yang_near *n)
+{
+    return n->tie ? NULL : n->node;
+}
+
 /* The member name of the schema node 'c' as a JSON document sends it
  * under 'parent' (NULL: at the top), into buf[size]: qualified,
  * "module:name", at the top and where c's module is not its parent's
@@ -487,9 +523,10 @@ lr_yang_member_name(const struct lysc_node *parent,
 /* Follows libyang's sentence lymsg (its final '.' dropped) with what
  * to send instead of the member 'name' among the schema nodes under
  * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
- * the one a slip of two edits or fewer makes ('did you mean "state-dir"?'),
- * else those there are (config true: what a file or a client may send),
- * 'what' taking them.  False, msg emptied, when the list does not fit
+ * the one a slip of two edits or fewer makes ('did you mean "state-dir"?')
+ * when no other is as close (lr_yang_near_offer()), else those there
+ * are (config true: what a file or a client may send), 'what' taking
+ * them.  False, msg emptied, when the list does not fit
  * or is empty (an augmenting module has no top-level data of its own):
  * "takes ." would tell nothing. */
 static bool
@@ -498,20 +535,15 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
                     const char *name, const char *lymsg, char *msg,
                     size_t size)
 {
-    const struct lysc_node *c, *near = NULL;
-    int best = 3, len, ml = (int) strlen(lymsg) - 1;
+    const struct lysc_node *c, *near;
+    struct lr_yang_near nearest = LR_YANG_NEAR_INIT;
+    int len, ml = (int) strlen(lymsg) - 1;
     char qname[160];
 
     for (c = lys_getnext(NULL, parent, mod, 0); c;
-         c = lys_getnext(c, parent, mod, 0)) {
-        int d = (c->flags & LYS_CONFIG_W) ? lr_yang_distance(name, c->name)
-                                          : INT_MAX;
-        if (d < best) {
-            best = d;
-            near = c;
-        }
-    }
-    if (near) {
+         c = lys_getnext(c, parent, mod, 0))
+        lr_yang_near_offer(&nearest, name, c);
+    if ((near = lr_yang_near_node(&nearest))) {
         len = snprintf(msg, size, "%.*s; did you mean \"%s\"?", ml, lymsg,
                        lr_yang_member_name(parent, near, qname,
                                            sizeof qname));
@@ -583,8 +615,9 @@ lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
 
 /* libyang's sentence lymsg for the top-level member 'name' followed by
  * the top-level node of any implemented module a slip of two edits or
- * fewer makes of it, qualified ('did you mean "ietf-network:networks"?'),
- * into msg[size]; false, msg untouched, when none does.  For a module
+ * fewer makes of it, and no other as close, qualified ('did you mean
+ * "ietf-network:networks"?'), into msg[size]; false, msg untouched,
+ * when none does.  For a module
  * with no top-level data (ietf-network-topology, lightrail-topology
  * only augment): the node meant is another module's. */
 static bool
@@ -592,9 +625,9 @@ lr_yang_top_any_msg(const struct ly_ctx *ctx, const char *name,
                     const char *lymsg, char *msg, size_t size)
 {
     const struct lys_module *m;
-    const struct lysc_node *near = NULL;
+    const struct lysc_node *near;
+    struct lr_yang_near n = LR_YANG_NEAR_INIT;
     uint32_t idx = 0;
-    int best = 3;
     char qname[160];
 
     while ((m = ly_ctx_get_module_iter(ctx, &idx))) {
@@ -602,16 +635,10 @@ lr_yang_top_any_msg(const struct ly_ctx *ctx, const char *name,
             continue;
         for (const struct lysc_node *c = lys_getnext(NULL, NULL, m->compiled,
                                                      0);
-             c; c = lys_getnext(c, NULL, m->compiled, 0)) {
-            int d = (c->flags & LYS_CONFIG_W)
-                    ? lr_yang_distance(name, c->name) : INT_MAX;
-            if (d < best) {
-                best = d;
-                near = c;
-            }
-        }
+             c; c = lys_getnext(c, NULL, m->compiled, 0))
+            lr_yang_near_offer(&n, name, c);
     }
-    if (!near)
+    if (!(near = lr_yang_near_node(&n)))
         return false;
     int len = snprintf(msg, size, "%.*s; did you mean \"%s\"?",
                        (int) strlen(lymsg) - 1, lymsg,

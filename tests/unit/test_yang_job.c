@@ -2807,6 +2807,14 @@ test_config_union(void)
         { CFG_HEAD "\"listen\":{\"tls\":false,\"prot\":80}}}",
           "/lightrail-config:lightraild/listen: Node \"prot\" not found as "
           "a child of \"listen\" node; did you mean \"port\"? (line 1)" },
+        /* As close to two members, netconf and restconf: neither is
+         * the one meant (until 2026-12-07 the first was). */
+        { CFG_HEAD "\"listen\":{\"tls\":false},\"southbound\":"
+          "{\"retconf\":{}}}}",
+          "/lightrail-config:lightraild/southbound: Node \"retconf\" not "
+          "found as a child of \"southbound\" node; \"southbound\" takes "
+          "default-driver, dummy-dir, netconf, restconf, mnoptical, device, "
+          "terminal. (line 1)" },
         { CFG_HEAD "\"listen\":{\"tls\":false,\"backlog\":80}}}",
           "/lightrail-config:lightraild/listen: Node \"backlog\" not found "
           "as a child of \"listen\" node; \"listen\" takes address, port, "
