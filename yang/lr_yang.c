@@ -440,15 +440,45 @@ lr_yang_enum_msg(const struct ly_ctx *ctx, const char *path,
     return true;
 }
 
-/* Levenshtein's distance between a and b, up to 63 bytes each (more:
- * INT_MAX), the edits that turn a member's misspelling into its name. */
+/* The characters (UTF-8 code points) of s, up to 'max' of them, into
+ * cp[]; how many s has, so more than 'max' when they do not all fit.  A
+ * byte that starts no UTF-8 sequence counts as one character (libyang
+ * takes only UTF-8 strings, but a misspelling quoted from its message
+ * is read here too). */
+static size_t
+lr_yang_chars(const char *s, uint32_t *cp, size_t max)
+{
+    const unsigned char *p = (const unsigned char *) s;
+    size_t n = 0;
+
+    while (*p) {
+        size_t len = lr_utf8_len(p);
+        uint32_t c = len > 1 ? (uint32_t) (*p & (0x7f >> len)) : *p;
+        if (!len)
+            len = 1;
+        for (size_t i = 1; i < len; i++)
+            c = c << 6 | (p[i] & 0x3f);
+        if (n < max && cp)
+            cp[n] = c;
+        n++;
+        p += len;
+    }
+    return n;
+}
+
+/* Levenshtein's distance between a and b in characters, not bytes, up
+ * to 63 characters each (more: INT_MAX), the edits that turn a
+ * member's misspelling into its name: a slip of one letter is one edit
+ * in any script (bytes counted 3 for 械 typed for 器, until
+ * 2026-12-07). */
 static int
 lr_yang_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
+    uint32_t ca[63], cb[63];
+    size_t la = lr_yang_chars(a, ca, 63), lb = lr_yang_chars(b, cb, 63);
     int row[64];
 
-    if (la >= 64 || lb >= 64)
+    if (la > 63 || lb > 63)
         return INT_MAX;
     for (size_t j = 0; j <= lb; j++)
         row[j] = (int) j;
@@ -457,7 +487,7 @@ lr_yang_distance(const char *a, const char *b)
         row[0] = (int) i;
         for (size_t j = 1; j <= lb; j++) {
             int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
+            int best = diag + (ca[i - 1] != cb[j - 1]);
             if (up + 1 < best)
                 best = up + 1;
             if (row[j - 1] + 1 < best)
@@ -907,10 +937,10 @@ lr_yang_ref_targets(const struct lyd_node *leaf,
 
 /* The value among the nodes of 'set' that 'value' is a slip of: the one
  * closest to it, when that takes two edits or fewer, fewer than half
- * its bytes (one letter of "X" makes any name of one letter, "B200" is
- * not "A100"), and no other is as close (of "dc1", "dc2" and "dc3",
- * "dc9" means none more than the others).  NULL otherwise; borrowed
- * from the tree. */
+ * its characters (lr_yang_distance(): "ö1" is not "ä1", one letter of
+ * "X" makes any name of one letter, "B200" is not "A100"), and no other
+ * is as close (of "dc1", "dc2" and "dc3", "dc9" means none more than
+ * the others).  NULL otherwise; borrowed from the tree. */
 static const char *
 lr_yang_ref_nearest(const struct ly_set *set, const char *value)
 {
@@ -929,7 +959,8 @@ lr_yang_ref_nearest(const struct ly_set *set, const char *value)
             tie = true;
         }
     }
-    if (!near || tie || best > 2 || 2 * (size_t) best >= strlen(value))
+    if (!near || tie || best > 2
+        || 2 * (size_t) best >= lr_yang_chars(value, NULL, 0))
         return NULL;
     return near;
 }

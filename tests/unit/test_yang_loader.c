@@ -683,6 +683,17 @@ test_leafref_names(void)
         { 0, many,
           "want one of \"t01\", \"t02\", \"t03\", \"t04\", \"t05\", "
           "\"t06\", \"t07\", \"t08\" and 4 more." },
+        /* Characters counted, not bytes (until 2026-12-07 bytes): one
+         * of three changed is a slip, though its three bytes all
+         * differ ... */
+        { 0, compute_doc(1, "\xe6\xa9\x9f\xe5\x99\xa8%d",  /* 機器 */
+                         "\xe6\xa9\x9f\xe6\xa2\xb0" "1"),  /* 機械 */
+          "with the same value; did you mean \"\xe6\xa9\x9f\xe5\x99\xa8"
+          "1\"? Want one of \"\xe6\xa9\x9f\xe5\x99\xa8" "1\"." },
+        /* ... and one of two is half the name, though one byte of
+         * three. */
+        { 0, compute_doc(1, "\xc3\xa4%d", "\xc3\xb6" "1"),  /* ä1, ö1 */
+          "with the same value; want one of \"\xc3\xa4" "1\"." },
         /* No device type at all. */
         { 0, compute_doc(0, "", "x"),
           "\"../../device-type/name\" with the same value; there is none "
