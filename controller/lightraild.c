@@ -79,6 +79,7 @@
 
 #include "config.h"
 #include "controller/lr_ctl.h"
+#include "controller/lr_listen.h"
 #include "controller/lr_log.h"
 #include "controller/lr_store.h"
 #include "controller/lr_stored.h"
@@ -726,31 +727,6 @@ on_signal(evutil_socket_t sig, short what, void *arg)
     on_stopping(-1, 0, d);
 }
 
-/* What to do about a listener the kernel refused (errno 'e'), for the
- * operator who reads the start-up error, into buf[size]: the
- * configuration's leaf to change, or the command that finds what holds
- * the port.  "" for an errno with no cure to offer. */
-static void
-listen_hint(int e, const char *config_path, int port, char *buf,
-            size_t size)
-{
-    if (e == EADDRINUSE)
-        snprintf(buf, size, ": another program listens there (ss -ltnp "
-                 "'sport = :%d' names it): stop it, or set listen/port in "
-                 "%s to a free port (0: any, written to lightraild.port)",
-                 port, config_path);
-    else if (e == EACCES)
-        snprintf(buf, size, ": a port below 1024 needs root or "
-                 "CAP_NET_BIND_SERVICE: set listen/port in %s to 1024 or "
-                 "above, or grant the capability", config_path);
-    else if (e == EADDRNOTAVAIL)
-        snprintf(buf, size, ": no interface of this host has that "
-                 "address (ip -brief address lists them): set "
-                 "listen/address in %s to one of them", config_path);
-    else
-        buf[0] = '\0';
-}
-
 int
 main(int argc, char **argv)
 {
@@ -930,7 +906,9 @@ main(int argc, char **argv)
          * (the files and the tokens were checked above). */
         char hint[512] = "";
         if (!strncmp(err, "cannot listen on ", 17))
-            listen_hint(lrc, config_path, cfg->port, hint, sizeof hint);
+            lr_listen_hint(lrc, config_path, cfg->port,
+                           lr_listen_unpriv_start(LR_LISTEN_UNPRIV_PATH),
+                           hint, sizeof hint);
         lr_log(LR_LOG_ERR, "%s%s", err, hint);
         goto cleanup;
     }
