@@ -501,9 +501,10 @@ lr_yang_distance(const char *a, const char *b)
 
 /* The schema node a misspelt member name is a slip of, found among
  * candidates offered one by one (lr_yang_near_offer()): the closest
- * config-true one within two edits, or none when another is as close
- * (of "netconf" and "restconf", "retconf" means neither more than the
- * other; the first met was suggested until 2026-12-07). */
+ * sendable one (lr_yang_sendable()) within two edits, or none when
+ * another is as close (of "netconf" and "restconf", "retconf" means
+ * neither more than the other; the first met was suggested until
+ * 2026-12-07). */
 struct lr_yang_near {
     const struct lysc_node *node;   /* NULL: none yet, or a tie */
     int best;                       /* its distance; 3 until one is met */
@@ -512,13 +513,21 @@ struct lr_yang_near {
 
 #define LR_YANG_NEAR_INIT { NULL, 3, false }
 
+/* Whether a client or a file may send the schema node 'c': config
+ * true data, or an operation's input (which has no config flag). */
+static bool
+lr_yang_sendable(const struct lysc_node *c)
+{
+    return c->flags & (LYS_CONFIG_W | LYS_IS_INPUT);
+}
+
 /* Offers the schema node 'c' to 'n' as what 'name' may be a slip of. */
 static void
 lr_yang_near_offer(struct lr_yang_near *n, const char *name,
                    const struct lysc_node *c)
 {
-    int d = (c->flags & LYS_CONFIG_W) ? lr_yang_distance(name, c->name)
-                                      : INT_MAX;
+    int d = lr_yang_sendable(c) ? lr_yang_distance(name, c->name)
+                                : INT_MAX;
     if (d < n->best) {
         n->best = d;
         n->node = c;
@@ -555,9 +564,9 @@ lr_yang_member_name(const struct lysc_node *parent,
  * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
  * the one a slip of two edits or fewer makes ('did you mean "state-dir"?')
  * when no other is as close (lr_yang_near_offer()), else those there
- * are (config true: what a file or a client may send), 'what' taking
- * them.  False, msg emptied, when the list does not fit
- * or is empty (an augmenting module has no top-level data of its own):
+ * are (lr_yang_sendable(): what a file or a client may send), 'what'
+ * taking them.  False, msg emptied, when the list does not fit or is
+ * empty (an augmenting module has no top-level data of its own):
  * "takes ." would tell nothing. */
 static bool
 lr_yang_nearest_msg(const struct lysc_node *parent,
@@ -584,7 +593,7 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
         for (c = lys_getnext(NULL, parent, mod, 0);
              c && len >= 0 && (size_t) len < size;
              c = lys_getnext(c, parent, mod, 0)) {
-            if (!(c->flags & LYS_CONFIG_W))
+            if (!lr_yang_sendable(c))
                 continue;
             len += snprintf(msg + len, size - len, "%s%s", sep,
                             lr_yang_member_name(parent, c, qname,
@@ -637,7 +646,10 @@ lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
                           name, sizeof name))
         return false;
     const struct lysc_node *sn = lr_yang_schema_of(ctx, path);
-    if (!sn || !(sn->nodetype & (LYS_CONTAINER | LYS_LIST)))
+    /* An operation's input is a body too (its members are input's:
+     * lys_getnext() walks an RPC's input). */
+    if (!sn || !(sn->nodetype & (LYS_CONTAINER | LYS_LIST | LYS_RPC
+                                 | LYS_ACTION)))
         return false;
     snprintf(what, sizeof what, "\"%s\"", sn->name);
     return lr_yang_nearest_msg(sn, NULL, what, name, lymsg, msg, size);

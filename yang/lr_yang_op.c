@@ -197,8 +197,15 @@ lr_yang_op_parse(struct ly_ctx *ctx, const char *module, const char *op,
         if (e && e->path)
             lr_yang_split_location(e->path, p, sizeof p, &schema, &line);
         lr_yang_copy_line(path, pathlen, schema ? "" : p);
-        lr_yang_copy_line(msg, msglen, e && e->msg ? e->msg
-                                                 : "not a valid input");
+        /* With what to send instead, as any other body's refusal
+         * (lr_yang_tree_err()); the tree is not there to name a
+         * leafref's targets, and an operation's input holds none. */
+        char better[1024];
+        const char *m = e && e->msg ? e->msg : "not a valid input";
+        if (e && e->msg && !schema)
+            m = lr_yang_better_msg(ctx, NULL, p, e->msg, better,
+                                   sizeof better);
+        lr_yang_copy_line(msg, msglen, m);
         ret = rc == LY_EMEM ? ENOMEM : EINVAL;
         lyd_free_all(*tree);
         *tree = NULL;

@@ -167,6 +167,14 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("did you mean
     "$tmp/bad-body" > /dev/null \
     && ok "an unknown device type's refusal names the one meant and those there are" \
     || notok "unknown device type: $(cat "$tmp/bad-body")"
+# An operation's input is refused as a data body is, with the member
+# meant (until 2026-12-07 libyang's sentence alone).
+printf '{"lightrail-job:input":{"dry_run":true}}' > "$tmp/dryrun.json"
+bad 400 "" "POST reconcile with a misspelt input member" POST /restconf/operations/lightrail-job:reconcile "$tmp/dryrun.json"
+jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("Node \"dry_run\" not found as a child of \"reconcile\" node; did you mean \"dry-run\"?")' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "a misspelt input member's refusal names the one meant" \
+    || notok "misspelt input member: $(cat "$tmp/bad-body")"
 
 # Where a generic client starts (RFC 8040 3.1, 3.3, section 10): the
 # root's discovery, the API resource, its operations and version, and

@@ -2414,6 +2414,14 @@ test_reconcile_input(void)
           "force" },
         { "{\"lightrail-job:input\":{\"dry-run\":\"yes\"}}", EINVAL, false,
           "yes" },
+        /* Refused as any other body's member or value is, with what to
+         * send instead (until 2026-12-07 libyang's sentence alone). */
+        { "{\"lightrail-job:input\":{\"dry_run\":true}}", EINVAL, false,
+          "Node \"dry_run\" not found as a child of \"reconcile\" node; "
+          "did you mean \"dry-run\"?" },
+        { "{\"lightrail-job:input\":{\"dry-run\":\"true\"}}", EINVAL,
+          false, "invalid value \"true\": want true or false, unquoted (a "
+          "JSON boolean)" },
         /* json-c keeps the last of two members of one name: the one that
          * repairs, were it believed. */
         { "{\"lightrail-job:input\":{\"dry-run\":true,\"dry-run\":false}}",
