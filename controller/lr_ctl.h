@@ -427,7 +427,9 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
  * made and committed before, kept for its admission, is still admitted: that
  * asks no agent.  One line per connection closed in report[rlen] ("agent
  * dc2: connection closed: its certificate is refused since SIGHUP: revoked
- * by CRL 'F' (serial S, /CN=dc2)"), "" when none.  0; ENOENT: no coordinator
+ * by CRL 'F' (serial S, /CN=dc2)") and per agent that could not take the
+ * files ("agent dc2: the files read before stay: out of memory"), "" when
+ * none.  0; ENOENT: no coordinator
  * configured, nothing read; EBUSY: the agents are lent to a plan or RELEASEs
  * in flight (take the planner's next free turn); EINVAL: a file does not
  * load (err[] names it and says why, as a start would), and every agent
@@ -469,7 +471,8 @@ int lr_ctl_agents_recheck_tls(struct lr_ctl *, char *report, size_t rlen,
  * (lr_ctl_agents_reload_tls(), _recheck_tls(): up to 64 agents, more
  * lines than a log's buffer holds).  A line that does not fit whole is
  * dropped, never cut, and so are those after it; lr_ctl_report_end()
- * then ends the report with "... and N more connections closed".  'buf'
+ * then ends the report with "... and N more lines" (lines, as a reload
+ * also reports agents that keep the files read before).  'buf'
  * is the caller's, 'cap' its size (at least LR_CTL_REPORT_TAIL), 'len'
  * and 'more' start at 0, buf[0] at '\0'. */
 struct lr_ctl_report {

@@ -784,9 +784,11 @@ lr_ctl_report_line(struct lr_ctl_report *r, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    /* Room is kept for the tail "\n... and N more connections closed"
-     * (at most LR_CTL_REPORT_TAIL with its NUL), so that it always fits
-     * once a line is dropped. */
+    /* Room is kept for the tail "\n... and N more lines" (at most
+     * LR_CTL_REPORT_TAIL with its NUL), so that it always fits once a
+     * line is dropped.  It counts lines, not connections closed: a
+     * reload's report also has lines of agents that keep the files read
+     * before. */
     size_t need = (r->len ? 1 : 0) + (size_t) (n < 0 ? 0 : n);
     if (n < 0 || (size_t) n >= sizeof line || r->more
         || r->len + need + LR_CTL_REPORT_TAIL > r->cap) {
@@ -803,7 +805,7 @@ lr_ctl_report_end(struct lr_ctl_report *r)
 {
     if (r->more)
         snprintf(r->buf + r->len, r->cap - r->len, "%s... and %u more "
-                 "connection%s closed", r->len ? "\n" : "", r->more,
+                 "line%s", r->len ? "\n" : "", r->more,
                  r->more == 1 ? "" : "s");
 }
 

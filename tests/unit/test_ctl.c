@@ -2008,8 +2008,8 @@ test_device_health_readdressed(void)
 
 /* 64 agents (the most a cluster has) closed at once, each line as long
  * as a real one, into the 4096 bytes nb_restconf.c gives: the lines
- * kept are whole, the last says how many more were closed, and every
- * one is counted once. */
+ * kept are whole, the last says how many more lines there were, and
+ * every one is counted once. */
 static void
 test_report_cut_at_a_line(void)
 {
@@ -2037,8 +2037,8 @@ test_report_cut_at_a_line(void)
             whole++;
         } else {
             CU_ASSERT_PTR_NULL(end);
-            CU_ASSERT_EQUAL(sscanf(line, "... and %u more connections "
-                                   "closed", &more), 1);
+            CU_ASSERT_EQUAL(sscanf(line, "... and %u more lines",
+                                   &more), 1);
         }
     }
     CU_ASSERT(whole > 0);
@@ -2051,6 +2051,53 @@ test_report_cut_at_a_line(void)
     lr_ctl_report_end(&few);
     CU_ASSERT_STRING_EQUAL(buf, "agent dc1: connection closed\n"
                            "agent dc2: connection closed");
+}
+
+/* A reload's report mixes connections closed with lines that are not
+ * (an agent that keeps the files read before): the tail counts what it
+ * names, so that a count of connections closed is never one of lines. */
+static void
+test_report_tail_counts_what_it_says(void)
+{
+    char buf[4096];
+    struct lr_ctl_report r = { buf, sizeof buf, 0, 0 };
+    int closed = 0, other = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < 64; k++) {
+        if (k % 2)
+            lr_ctl_report_line(&r, "agent dc%d: the files read before "
+                               "stay: out of memory, the context read "
+                               "again was not taken (/CN=dc%d)", k, k);
+        else
+            lr_ctl_report_line(&r, "agent dc%d: connection closed: its "
+                               "certificate is refused since SIGHUP: "
+                               "revoked by CRL '/etc/lightrail/agents-crl"
+                               ".pem' (serial 1A2B3C4D, /CN=dc%d)", k, k);
+    }
+    lr_ctl_report_end(&r);
+    char *tail = strrchr(buf, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tail);
+    *tail++ = '\0';
+    for (char *line = buf, *end; line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (strstr(line, ": connection closed: "))
+            closed++;
+        else if (strstr(line, ": the files read before stay: "))
+            other++;
+    }
+    int kept = closed + other;
+    CU_ASSERT(kept > 0 && kept < 64);
+    unsigned more = 0;
+    char word[16] = "";
+    int got = sscanf(tail, "... and %u more %15s", &more, word);
+    CU_ASSERT_EQUAL(got, 2);
+    if (!strncmp(word, "connection", 10)) {
+        CU_ASSERT_EQUAL(more, (unsigned) (32 - closed));
+    } else if (!strncmp(word, "line", 4)) {
+        CU_ASSERT_EQUAL(more, (unsigned) (64 - kept));
+    } else {
+        CU_FAIL("the tail names neither connections nor lines");
+    }
 }
 
 static CU_TestInfo tests[] = {
@@ -2110,6 +2157,8 @@ static CU_TestInfo tests[] = {
     { "gpus min is a count of free GPUs", test_gpus_min_is_free_gpus },
     { "a report of 64 connections closed is cut at a line, and counts "
       "the rest", test_report_cut_at_a_line },
+    { "a report's tail counts what it says, closures mixed with other "
+      "lines", test_report_tail_counts_what_it_says },
     CU_TEST_INFO_NULL,
 };
 
