@@ -712,6 +712,27 @@ lr_ctl_drop_agent_plan(struct lr_ctl *c)
     lr_ctl_plan_free(p);
 }
 
+/* Whether the agents can be worked on now, for lr_ctl_agents_reload_tls()
+ * and _recheck_tls(), 'what' being what they do ("read the agent TLS
+ * files again"): 0; ENOENT when no coordinator is configured (there is
+ * no agent), err[] saying how to have one; EBUSY while the agents are lent to a plan or to RELEASEs,
+ * err[] saying to do 'what' when they are done. */
+static int
+agents_guard(const struct lr_ctl *c, const char *what, char *err,
+             size_t errlen)
+{
+    if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
+        return lr_ctl_fail(err, errlen, ENOENT, "cannot %s: no "
+                           "coordinator in the configuration (configure "
+                           "one, with its certificate, key and ca, to "
+                           "coordinate remote data centers)", what);
+    if (c->agents_lent)
+        return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
+                           "are busy (a plan or RELEASEs in flight): %s "
+                           "when they are done", what);
+    return 0;
+}
+
 int
 lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
                          size_t rlen, char *err, size_t errlen)
@@ -719,13 +740,9 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
     char e[2048];
     struct lr_ctl_report r = { report, rlen, 0, 0 };
     report[0] = '\0';
-    if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
-        return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
-                           "configuration: no agent TLS files to read again");
-    if (c->agents_lent)
-        return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
-                           "are busy (a plan or RELEASEs in flight): read "
-                           "the files again when they are done");
+    int rc = agents_guard(c, "read the agent TLS files again", err, errlen);
+    if (rc)
+        return rc;
     /* One context for every party: the files are read once; a file
      * that does not load leaves every party as it was.  (A party that
      * cannot take a reference to the new context, which OpenSSL's
@@ -739,7 +756,7 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
                     && k < LR_TM_MAX_DCS; k++) {
         if (!c->agent[k])
             continue;
-        int rc = lr_agent_party_use_tls(c->agent[k], ctx, e, sizeof e);
+        rc = lr_agent_party_use_tls(c->agent[k], ctx, e, sizeof e);
         if (rc == EACCES)
             lr_ctl_report_line(&r, "agent %s: connection closed: its "
                                "certificate is refused since %s: %s",
@@ -816,13 +833,10 @@ lr_ctl_agents_recheck_tls(struct lr_ctl *c, char *report, size_t rlen,
     char e[1024], when[32];
     struct lr_ctl_report r = { report, rlen, 0, 0 };
     report[0] = '\0';
-    if (!c->agent_cert[0] || !c->agent_key[0] || !c->agent_ca[0])
-        return lr_ctl_fail(err, errlen, ENOENT, "no coordinator in the "
-                           "configuration: no agent connection to judge");
-    if (c->agents_lent)
-        return lr_ctl_fail(err, errlen, EBUSY, "the data centers' agents "
-                           "are busy (a plan or RELEASEs in flight): judge "
-                           "their connections when they are done");
+    int rc = agents_guard(c, "judge the agents' connections again", err,
+                          errlen);
+    if (rc)
+        return rc;
     for (int k = 0; c->cluster && k < c->cluster->n_dcs
                     && k < LR_TM_MAX_DCS; k++) {
         if (!c->agent[k])

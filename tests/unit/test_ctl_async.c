@@ -789,7 +789,8 @@ test_reload_tls_waits_for_the_agents(void)
                     EBUSY);
     CU_ASSERT_STRING_EQUAL(report, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "agents are busy (a plan or "
-                                  "RELEASEs in flight)"));
+                                  "RELEASEs in flight): read the agent "
+                                  "TLS files again when they are done"));
     /* The judgment a CRL's next update calls for waits for them too
      * (lightraild's timer: the planner's next free turn). */
     report[0] = 'x';
@@ -797,7 +798,8 @@ test_reload_tls_waits_for_the_agents(void)
                                               sizeof err), EBUSY);
     CU_ASSERT_STRING_EQUAL(report, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "agents are busy (a plan or "
-                                  "RELEASEs in flight)"));
+                                  "RELEASEs in flight): judge the agents' "
+                                  "connections again when they are done"));
     CU_ASSERT_EQUAL_FATAL(rename(away, cert), 0);
     lr_ctl_op_run(op);
     lr_ctl_release_end(c, op);
@@ -838,8 +840,14 @@ test_reload_tls_waits_for_the_agents(void)
     CU_ASSERT_EQUAL(lr_ctl_agents_reload_tls(c, "SIGHUP", report,
                                              sizeof report, err, sizeof err),
                     ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot read the agent TLS files "
+                                  "again: no coordinator in the "
+                                  "configuration (configure one"));
     CU_ASSERT_EQUAL(lr_ctl_agents_recheck_tls(c, report, sizeof report, err,
                                               sizeof err), ENOENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot judge the agents' "
+                                  "connections again: no coordinator in "
+                                  "the configuration (configure one"));
     CU_ASSERT_EQUAL(lr_ctl_agents_crl_next(c), 0);
     lr_ctl_free(c);
 }
