@@ -616,6 +616,59 @@ remote_dc2(char *key, char *cert)
     return remote;
 }
 
+/* The fixture of the queued RELEASEs: the test cluster with dc2's agent
+ * nobody serves (remote_dc2()), a store at dir/'file' holding the active
+ * job 'name' whose one stage is dc2's agent's (no GPU of ours, no
+ * lightpath, so its DELETE is a RELEASE at that agent only), and 'c'
+ * started on it as the coordinator with lightraild's release hook,
+ * which counts in 'queued'.  The hook's argument is in the struct: it
+ * must stay where it is until release_queue_free(). */
+struct release_queue {
+    char key[200], cert[200], path[200];
+    struct lr_cluster *remote;
+    struct lr_ctl *c;
+    int queued;
+};
+
+/* False when no certificate can be made (nothing to free then). */
+static bool
+release_queue_new(struct release_queue *q, const char *name,
+                  const char *file)
+{
+    char err[1024];
+    struct lr_store *st;
+    memset(q, 0, sizeof *q);
+    if (!(q->remote = remote_dc2(q->key, q->cert)))
+        return false;
+    struct lr_job job = { .phase = LR_JOB_ACTIVE };
+    job.intent = intent(name, 4);
+    job.plan.n_stages = 1;
+    job.plan.stages[0] = (struct lr_stage) { .first = 0, .last = 0,
+                                             .dc = 1, .g = 0 };
+    snprintf(q->path, sizeof q->path, "%s/%s", dir, file);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(q->path, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &job), 0);
+    lr_store_close(st);
+    struct lr_ctl_config cfg = { .topo = topo, .cluster = q->remote,
+                                 .default_driver = "dummy",
+                                 .dummy_dir = devdir, .db_path = q->path,
+                                 .agent_cert = q->cert, .agent_key = q->key,
+                                 .agent_ca = q->cert, .agent_timeout_s = 1 };
+    char *report = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &q->c, &report, err, sizeof err),
+                          0);
+    free(report);
+    lr_ctl_set_release_hook(q->c, count_hook, &q->queued);
+    return true;
+}
+
+static void
+release_queue_free(struct release_queue *q)
+{
+    lr_ctl_free(q->c);
+    lr_cluster_free(q->remote);
+}
+
 /* With a release hook (lightraild's) a RELEASE waits in the queue until
  * an op takes it; a new network before that sends the queue there
  * (lr_ctl.h, "RELEASEs off the owner's thread"), to the agents of the
@@ -626,33 +679,13 @@ remote_dc2(char *key, char *cert)
 static void
 test_new_network_sends_queued_releases(void)
 {
-    char key[200], cert[200], path[200], err[1024];
-    struct lr_cluster *remote = remote_dc2(key, cert);
-    if (!remote)
+    char err[1024];
+    struct release_queue q;
+    if (!release_queue_new(&q, "queued", "release-queue.db"))
         return;
-    /* An active job whose one stage is dc2's agent's: no GPU of ours, no
-     * lightpath, so its DELETE is a RELEASE at that agent only. */
-    struct lr_store *st;
-    struct lr_job job = { .phase = LR_JOB_ACTIVE };
-    job.intent = intent("queued", 4);
-    job.plan.n_stages = 1;
-    job.plan.stages[0] = (struct lr_stage) { .first = 0, .last = 0,
-                                             .dc = 1, .g = 0 };
-    snprintf(path, sizeof path, "%s/release-queue.db", dir);
-    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &job), 0);
-    lr_store_close(st);
-    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
-                                 .default_driver = "dummy",
-                                 .dummy_dir = devdir, .db_path = path,
-                                 .agent_cert = cert, .agent_key = key,
-                                 .agent_ca = cert, .agent_timeout_s = 1 };
-    struct lr_ctl *c = NULL;
-    char *report = NULL;
-    int queued = 0;
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
-    free(report);
-    lr_ctl_set_release_hook(c, count_hook, &queued);
+    struct lr_ctl *c = q.c;
+    struct lr_cluster *remote = q.remote;
+    char *cert = q.cert;
     /* The KEEP of the recovery found nobody at dc2's agent: it is down,
      * saying why; dc1, planned here, has no agent. */
     struct lr_ctl_agent_status as;
@@ -664,7 +697,7 @@ test_new_network_sends_queued_releases(void)
     CU_ASSERT_FALSE(as.up);
     CU_ASSERT_PTR_NOT_NULL(strstr(as.why, "127.0.0.1 port 1"));
     CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "queued", err, sizeof err), 0);
-    CU_ASSERT_EQUAL(queued, 1);
+    CU_ASSERT_EQUAL(q.queued, 1);
     CU_ASSERT_EQUAL(lr_ctl_releases_pending(c), 1);
     CU_ASSERT_EQUAL(lr_ctl_counters(c)->agent_release_failures, 0);
     /* A new network refused (its agent cannot load the coordinator's
@@ -690,8 +723,7 @@ test_new_network_sends_queued_releases(void)
         lr_ctl_op_run(op);
         lr_ctl_release_end(c, op);
     }
-    lr_ctl_free(c);
-    lr_cluster_free(remote);
+    release_queue_free(&q);
 }
 
 /* An agent down stays down across a new network that keeps it (the same
@@ -751,31 +783,12 @@ test_agent_down_across_a_new_network(void)
 static void
 test_reload_tls_waits_for_the_agents(void)
 {
-    char key[200], cert[200], path[200], err[2048], report[1024];
-    struct lr_cluster *remote = remote_dc2(key, cert);
-    if (!remote)
+    char path[200], err[2048], report[1024];
+    struct release_queue q;
+    if (!release_queue_new(&q, "hup", "reload-tls.db"))
         return;
-    struct lr_store *st;
-    struct lr_job job = { .phase = LR_JOB_ACTIVE };
-    job.intent = intent("hup", 4);
-    job.plan.n_stages = 1;
-    job.plan.stages[0] = (struct lr_stage) { .first = 0, .last = 0,
-                                             .dc = 1, .g = 0 };
-    snprintf(path, sizeof path, "%s/reload-tls.db", dir);
-    CU_ASSERT_EQUAL_FATAL(lr_store_open(path, &st, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_store_put_job(st, &job), 0);
-    lr_store_close(st);
-    struct lr_ctl_config cfg = { .topo = topo, .cluster = remote,
-                                 .default_driver = "dummy",
-                                 .dummy_dir = devdir, .db_path = path,
-                                 .agent_cert = cert, .agent_key = key,
-                                 .agent_ca = cert, .agent_timeout_s = 1 };
-    struct lr_ctl *c = NULL;
-    char *rep = NULL;
-    int queued = 0;
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &rep, err, sizeof err), 0);
-    free(rep);
-    lr_ctl_set_release_hook(c, count_hook, &queued);
+    struct lr_ctl *c = q.c;
+    char *cert = q.cert;
     CU_ASSERT_EQUAL_FATAL(lr_ctl_delete(c, "hup", err, sizeof err), 0);
     struct lr_ctl_op *op = NULL;
     CU_ASSERT_EQUAL_FATAL(lr_ctl_release_begin(c, &op), 0);
@@ -829,8 +842,7 @@ test_reload_tls_waits_for_the_agents(void)
     CU_ASSERT_EQUAL_FATAL(lr_ctl_agent_status(c, 1, &as), 0);
     CU_ASSERT_FALSE(as.up);
     CU_ASSERT_STRING_EQUAL(as.why, why);
-    lr_ctl_free(c);
-    lr_cluster_free(remote);
+    release_queue_free(&q);
     /* No coordinator: SIGHUP is the ppo policy's alone. */
     snprintf(path, sizeof path, "%s/reload-tls-none.db", dir);
     struct lr_ctl_config plain = { .topo = topo, .cluster = cluster,
