@@ -81,26 +81,12 @@ if start_agent a "$A/dc2.json"; then
     # HELLO, wait for the log line (at most notAfter + 30 s), HELLO again.
     python3 - "$C" "$APORT" "$A/a.log" "expired at $T" $((END + 30)) \
         "$srcdir/tests/cli" > "$tmp/a.out" 2>&1 <<'PY'
-import sys, time
+import sys
 certs, port, log, text, until, lib = sys.argv[1:7]
 sys.path.insert(0, lib)
-from agentwire import HELLO, HELLO_OK, ask, connect
+from agentwire import connect, hello_until_logged
 s = connect(certs, port, "dc2", "coord-short")
-
-
-def hello(n):
-    s.settimeout(10)
-    try:
-        t, _ = ask(s, HELLO)
-        print(f"hello {n}:", "ok" if t == HELLO_OK else f"answered {t}")
-    except (EOFError, OSError):
-        print(f"hello {n}: closed")
-
-
-hello(1)
-while time.time() <= int(until) and text not in open(log).read():
-    time.sleep(0.1)
-hello(2)
+hello_until_logged(s, log, text, int(until))
 PY
     if grep -q '^hello 1: ok$' "$tmp/a.out" && grep -q '^hello 2: closed$' "$tmp/a.out" &&
        grep -F -q "certificate /CN=coordinator expired at $T: connection to 127.0.0.1:" "$A/a.log"; then

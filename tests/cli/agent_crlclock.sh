@@ -70,26 +70,17 @@ if [ $started = 0 ]; then
 import sys, time
 certs, port, log, shift, lib = sys.argv[1:6]
 sys.path.insert(0, lib)
-from agentwire import HELLO, HELLO_OK, ask, connect
+from agentwire import connect, hello_until_logged
 s = connect(certs, port, "dc2", "coordinator")
 
 
-def hello(n):
-    s.settimeout(10)
-    try:
-        t, _ = ask(s, HELLO)
-        print(f"hello {n}:", "ok" if t == HELLO_OK else f"answered {t}")
-    except (EOFError, OSError):
-        print(f"hello {n}: closed")
+def shift_forward():
+    with open(shift, "w") as f:
+        f.write("900\n")
 
 
-hello(1)
-with open(shift, "w") as f:
-    f.write("900\n")
-until = time.time() + 40
-while time.time() < until and "(nextUpdate)" not in open(log).read():
-    time.sleep(0.1)
-hello(2)
+hello_until_logged(s, log, "(nextUpdate)", time.time() + 40,
+                   between=shift_forward)
 PY
     if grep -q '^hello 1: ok$' "$tmp/out" && grep -q '^hello 2: closed$' "$tmp/out" &&
        grep -F -q "CRL '$A/../certs/crl.pem' expired at $T (nextUpdate): connection to 127.0.0.1:" "$A/clock.log"; then

@@ -101,27 +101,18 @@ kept() {
 import sys, time
 certs, port, log, text, kept, until, lib = sys.argv[1:8]
 sys.path.insert(0, lib)
-from agentwire import HELLO, HELLO_OK, ask, connect
+from agentwire import connect, hello, hello_until_logged
 s = connect(certs, port, "dc2", "coordinator")
 
 
-def hello(n):
-    s.settimeout(10)
-    try:
-        t, _ = ask(s, HELLO)
-        print(f"hello {n}:", "ok" if t == HELLO_OK else f"answered {t}")
-    except (EOFError, OSError):
-        print(f"hello {n}: closed")
-
-
-hello(1)
-if int(kept):
+def hello_once_kept():
     while time.time() < int(kept) + 1:
         time.sleep(0.1)
-    hello(2)
-while time.time() <= int(until) and text not in open(log).read():
-    time.sleep(0.1)
-hello(3)
+    hello(s, 2)
+
+
+hello_until_logged(s, log, text, int(until), last=3,
+                   between=hello_once_kept if int(kept) else None)
 PY
 }
 CLOSED="closed; install a fresh CRL and send SIGHUP"

@@ -7,6 +7,7 @@ big-endian throughout.  Each check prints one line, "ok: " or "FAIL: ".
 import socket
 import ssl
 import struct
+import time
 
 HELLO, HELLO_OK, JOB, OK, STEP, STEP_OK = 1, 2, 3, 4, 5, 6
 FINISH, FINISH_OK, ERROR, COMMIT, RELEASE, KEEP = 9, 10, 11, 12, 13, 14
@@ -34,6 +35,31 @@ def answer_pending(sock):
     finally:
         sock.settimeout(60)
     return False
+
+
+def hello(sock, n):
+    """HELLO on 'sock', said on stdout as "hello N: ok", "hello N:
+    answered T", or "hello N: closed" when the peer closed it."""
+    sock.settimeout(10)
+    try:
+        t, _ = ask(sock, HELLO)
+        print(f"hello {n}:", "ok" if t == HELLO_OK else f"answered {t}")
+    except (EOFError, OSError):
+        print(f"hello {n}: closed")
+
+
+def hello_until_logged(sock, log, line, until, last=2, between=None):
+    """For a connection the agent should close by itself (a CRL's next
+    update, a peer's notAfter): HELLO (hello 1); between() when given,
+    what the test does meanwhile (a clock set forward, another HELLO);
+    waits for 'line' in the file 'log', at most until the epoch second
+    'until'; HELLO again (hello 'last'), which should find it closed."""
+    hello(sock, 1)
+    if between:
+        between()
+    while time.time() <= until and line not in open(log).read():
+        time.sleep(0.1)
+    hello(sock, last)
 
 
 def text(s):
