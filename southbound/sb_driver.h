@@ -55,6 +55,10 @@ struct sb_media_channel {
 enum sb_op {
     SB_ADD,                   /* create; EEXIST if the name exists */
     SB_DELETE,                /* remove; ENOENT if it does not exist */
+    SB_REINSTALL,             /* a driver with 'reinstalls' only (the
+                               * others refuse it, EINVAL): send the
+                               * install of a channel on its record
+                               * again (DELETE needs only the name) */
 };
 
 struct sb_change {
@@ -159,6 +163,20 @@ struct sb_driver_class {
      * and lr_ctl's health of each ROADM (lr_ctl_dev.h) does not count
      * it. */
     bool read_is_record;
+    /* apply() takes SB_REINSTALL: the device takes the install of a
+     * channel it holds as that channel again, not a second one
+     * (mnoptical: Mininet-Optical keys a ROADM's rules by in-port and
+     * channel), so a driver whose read is its record can put back what
+     * the device lost behind the controller's back (restarted, reset)
+     * and its read cannot show: lr_ctl's reconciliation with
+     * 'reinstall' (lr_ctl.h).  The channel is sent as the record has
+     * it; one the record lacks is EINVAL, nothing sent.  Done, the
+     * record holds it (a mark unknown cleared); failed, the record is
+     * as it was and nothing is undone (the device held the channel or
+     * had lost it, as before).  Within a batch a re-install is not
+     * undone when a later change fails: it changed nothing the record
+     * says. */
+    bool reinstalls;
     /* Optional, for a driver whose read is its record: puts the 'n'
      * media channels 'mc' on that record marked unknown (the device may
      * hold them or not), each as apply() would have installed it; one

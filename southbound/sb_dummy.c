@@ -541,6 +541,8 @@ sb_dummy_change(const struct sb_dummy *d, struct sb_dummy_state *st,
                 (size_t) (st->n - at - 1) * sizeof *st->mc);
         st->n--;
         return 0;
+    case SB_REINSTALL:        /* not this driver's (sb_driver.h) */
+        break;
     }
     return sb_errf(err, errlen, EINVAL, "%s: change %d: unknown "
                    "operation %d; nothing applied", name, i,

@@ -43,7 +43,10 @@
  * unknown); a DELETE settles it.  So does a rule the emulator lost
  * behind our back (restarted, /reset): its removal refused with the
  * emulator's answer for a rule it does not hold marks it unknown, and
- * the DELETE after settles it.
+ * the DELETE after settles it.  Such a rule can also be put back
+ * without a removal: SB_REINSTALL (sb_driver.h reinstalls) sends its
+ * install again, which the emulator takes as the rule it holds, or
+ * the rule again when it lost it.
  *
  * Errors: the emulator's HTML pages become one line (404: unknown node,
  * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
@@ -167,6 +170,8 @@ sb_mno_rule_of(struct sb_mnoptical *d, const struct sb_media_channel *mc,
 
 struct sb_mno_step {
     bool install;
+    bool again;               /* SB_REINSTALL: a rule on the record,
+                               * installed again (install is true) */
     struct sb_mno_rule r;
 };
 
@@ -298,6 +303,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                 goto cleanup;
             }
             steps[n_steps].install = true;
+            steps[n_steps].again = false;
             if ((ret = sb_mno_rule_of(d, mc, &steps[n_steps].r, err,
                                       errlen)))
                 goto cleanup;
@@ -313,6 +319,22 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
             steps[n_steps++] = (struct sb_mno_step) { .install = false,
                                                       .r = work[at] };
             work[at] = work[--n_work];
+        } else if (changes[i].op == SB_REINSTALL) {
+            /* EINVAL, not ENOENT: sb_parallel takes an ENOENT as done
+             * (a removal of what is gone), and a rule off the record
+             * is one this handle does not know how it was sent. */
+            if (at < 0) {
+                ret = EINVAL;
+                sb_errf(err, errlen, 0, "%s: no media channel '%s' on this "
+                        "controller's record to install again: add it "
+                        "instead; nothing applied", d->config.name,
+                        mc->name);
+                goto cleanup;
+            }
+            work[at].unknown = false;
+            steps[n_steps++] = (struct sb_mno_step) { .install = true,
+                                                      .again = true,
+                                                      .r = work[at] };
         } else {
             ret = EINVAL;
             sb_errf(err, errlen, 0, "%s: change %d: unknown operation; "
@@ -327,6 +349,11 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         if (!steps[done].install && sb_mno_remove_settles(&steps[done].r,
                                                           ret, status))
             ret = 0;
+        /* A 404 is ENOENT (unknown node), which sb_parallel would take
+         * for a removal of what is gone: a re-install so refused is
+         * not done. */
+        if (steps[done].again && ret == ENOENT)
+            ret = EPROTO;
         if (ret)
             break;
     }
@@ -342,7 +369,11 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
          * unknown, in the room reserved for the batch, so that a DELETE
          * settles it either way.  Until 2026-12-07 a lost removal left
          * it off the record. */
-        if (ret == ETIMEDOUT && steps[done].install) {
+        if (steps[done].again) {
+            /* The record is left as it was: the emulator held the rule
+             * or had lost it before, and an install whose answer was
+             * lost put it there or changed nothing. */
+        } else if (ret == ETIMEDOUT && steps[done].install) {
             int rm = sb_mno_connect(d, &steps[done].r, false, e2, sizeof e2);
             if (rm) {
                 sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
@@ -389,7 +420,13 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         /* An undone install is a rule the record did not hold: its
          * removal refused is a refusal (the rule stays, held), and a
          * re-installed removal refused leaves it gone. */
+        int undone = 0;
         for (int i = done - 1; i >= 0; i--) {
+            /* A re-install changed nothing the record says: its undo, a
+             * removal, would take away a rule the record holds. */
+            if (steps[i].again)
+                continue;
+            undone++;
             int un = sb_mno_connect(d, &steps[i].r, !steps[i].install, e2,
                                     sizeof e2);
             if (un) {
@@ -407,7 +444,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
             lr_utf8_appendf(err, errlen, "; %d of %d earlier rule(s) of "
                             "the batch could not be undone: the emulator "
                             "may hold part of it: read it back",
-                            undo_failed, done);
+                            undo_failed, undone);
         }
         /* The failed request's line speaks of that request alone: say
          * what the batch had sent before it, undone, as the restconf
@@ -416,9 +453,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
          * was not made: after ETIMEDOUT it may be on the node (its
          * removal above is best effort), and the line already says to
          * read it back. */
-        else if (done)
+        else if (undone)
             lr_utf8_appendf(err, errlen, "; the batch's %d earlier "
-                            "rule(s) had gone out and were undone%s", done,
+                            "rule(s) had gone out and were undone%s", undone,
                             ret == ETIMEDOUT ? "" : ": nothing applied");
         goto cleanup;
     }
@@ -686,6 +723,7 @@ const struct sb_driver_class sb_mnoptical_class = {
     .apply = sb_mnoptical_apply,
     .read = sb_mnoptical_read,
     .read_is_record = true,
+    .reinstalls = true,
     .adopt = sb_mnoptical_adopt,
     .close = sb_mnoptical_close,
     .check_lightpath = sb_mnoptical_check_lightpath,

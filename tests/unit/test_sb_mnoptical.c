@@ -409,6 +409,65 @@ test_restart_reinstall(void)
     k->close(r2);
 }
 
+/* SB_REINSTALL (sb_driver.h reinstalls): a rule on the record the
+ * emulator lost behind the driver's back is sent again as the record
+ * has it, and held once however often it is sent; a name off the
+ * record is EINVAL with nothing sent.  It is not undone when a later
+ * change of its batch fails (its removal would take away a rule the
+ * record holds), and one that fails leaves the record as it was: no
+ * answer (ETIMEDOUT), or a 404 (EPROTO: sb_parallel takes an ENOENT
+ * for done). */
+static void
+test_reinstall(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret;
+    struct sb_change ch[2];
+    mno_double_reset();
+    CU_ASSERT(k->reinstalls);
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch[0], SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 2), 8);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    dbl.n_rules = 0;
+    dbl.n_calls = 0;
+
+    change(&ch[0], SB_REINSTALL, "nope/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "r2: no media channel 'nope/lp0' on "
+                                       "this controller's record to "
+                                       "install again: add it instead; "
+                                       "nothing applied"));
+    CU_ASSERT_EQUAL(dbl.n_calls, 0);
+
+    change(&ch[0], SB_REINSTALL, "job1/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[0], "node=r2&port1=11&port2=12&"
+                                         "channels=5,6&action=install");
+    CU_ASSERT(record_is(r2, "job1/lp0"));
+
+    /* A later change of the batch refused: the re-install stays. */
+    change(&ch[1], SB_ADD, "job1/lp1", "r1-r2", "r2-r3", n_of(9, 1), 4);
+    atomic_store(&dbl.fail_connect, 2);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 2, err, sizeof err), EPROTO);
+    CU_ASSERT_PTR_NULL(strstr(err, "undone"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    CU_ASSERT(record_is(r2, "job1/lp0"));
+
+    /* No answer, or a 404: the record as it was. */
+    atomic_store(&dbl.cut_connect, 1);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ETIMEDOUT);
+    CU_ASSERT(record_is(r2, "job1/lp0"));
+    atomic_store(&dbl.hide_r2, true);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
+    CU_ASSERT(record_is(r2, "job1/lp0"));
+    atomic_store(&dbl.hide_r2, false);
+    k->close(r2);
+}
+
 /* adopt(): a previous process's rules put on a new handle's record,
  * marked unknown, sending nothing; a DELETE then removes one the
  * emulator holds and settles one it does not (its 500); a channel on
@@ -1398,6 +1457,8 @@ static CU_TestInfo tests[] = {
     { "a lost undo: on record, unknown", test_undo_lost },
     { "rules the emulator lost: marked unknown, a DELETE again settles",
       test_lost_by_emulator },
+    { "SB_REINSTALL: a lost rule back, the record as it was on failure",
+      test_reinstall },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
