@@ -220,7 +220,9 @@ struct lr_ctl_counters {
     unsigned long long drift;         /* differences they found */
     /* Channels of active jobs a start installed again on a ROADM whose
      * driver's read is its record (sb_driver.h read_is_record), empty
-     * in a new process: no difference found, so not in 'drift'. */
+     * in a new process, and those a reconciliation asked to
+     * (lr_ctl_reconcile_set_reinstall()) installed again: no
+     * difference found, so not in 'drift'. */
     unsigned long long reinstalled;
     /* ppo intents (algorithm "ppo"): planned on the policy's candidate,
      * refused by the policy, or planned by CDynP instead (no usable
@@ -580,6 +582,26 @@ int lr_ctl_reconcile_begin(struct lr_ctl *, bool repair,
 int lr_ctl_reconcile_end(struct lr_ctl *, struct lr_ctl_op *op,
                          char **report, int *drift, char *err,
                          size_t errlen);
+
+/* Asks the reconciliation of 'op' (lr_ctl_reconcile_begin(), before
+ * lr_ctl_op_run) to install again every channel of an active job that
+ * a ROADM's driver record shows as the store wants it, on the ROADMs
+ * whose driver reads its own record and whose device takes an install
+ * of a channel it holds as that channel again (sb_driver.h
+ * read_is_record and reinstalls: mnoptical).  Such a record cannot show
+ * a rule the device lost behind the controller's back (an emulator
+ * restarted, a /reset), so no reconciliation finds it missing; this
+ * puts it back.  Each is a line of the report ("...: re-installed"),
+ * counted in the counters' 'reinstalled', not in the drift; without
+ * 'repair' the line says it would be and nothing is sent.  One that
+ * fails is said, the record left as it was, and the reconciliation
+ * ends EIO as for any repair that failed.  The other devices are
+ * reconciled as without it. */
+void lr_ctl_reconcile_set_reinstall(struct lr_ctl_op *op);
+
+/* lr_ctl_reconcile() with lr_ctl_reconcile_set_reinstall(). */
+int lr_ctl_reconcile_reinstall(struct lr_ctl *, bool repair, char **report,
+                               int *drift, char *err, size_t errlen);
 
 /* True for an op of lr_ctl_reconcile_begin(). */
 bool lr_ctl_op_is_reconcile(const struct lr_ctl_op *op);

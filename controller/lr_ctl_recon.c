@@ -60,6 +60,7 @@ struct lr_ctl_skip {                  /* a channel (dev) or pair (NULL) of */
 struct lr_ctl_recon {
     bool repair;
     bool at_start;                    /* lr_ctl_reconcile_at_start() */
+    bool reinstall;                   /* lr_ctl_reconcile_set_reinstall() */
     int n_nodes;
     struct sb_par_item *rd;           /* [n_nodes]: the reads */
     char (*node)[SB_NAME_MAX];        /* [n_nodes] */
@@ -75,7 +76,8 @@ struct lr_ctl_recon {
     char *report;
     size_t len;
     int drift;
-    int reinstalled;                  /* recon_fresh() channels applied */
+    int reinstalled;                  /* recon_fresh() channels applied,
+                                       * and recon_again() ones */
 };
 
 void
@@ -214,6 +216,20 @@ recon_fresh(const struct lr_ctl_recon *r, const struct sb_par_item *rd)
     return r->at_start && r->repair && rd->cls->read_is_record;
 }
 
+/* Whether a channel the store wants and the read 'rd' shows is to be
+ * installed again: asked for (lr_ctl_reconcile_set_reinstall()), on a
+ * driver whose read is its record and whose device takes an install of
+ * a channel it holds as that channel again (sb_driver.h reinstalls).
+ * The record cannot show a rule the device lost behind the
+ * controller's back (an emulator restarted, a /reset), so no
+ * difference is found there; the install puts it back if it was lost
+ * and changes nothing if not.  Not drift: nothing was seen to differ. */
+static bool
+recon_again(const struct lr_ctl_recon *r, const struct sb_par_item *rd)
+{
+    return r->reinstall && rd->cls->read_is_record && rd->cls->reinstalls;
+}
+
 /* "n=N m=M, IN -> OUT[, disabled]" into buf[size]. */
 static const char *
 recon_desc(const struct sb_media_channel *mc, char *buf, size_t size)
@@ -233,6 +249,7 @@ struct recon_line {
     int del, add;             /* its changes in the node's fix, or -1 */
     const char *verb;         /* what the repair does: "removed", ... */
     bool fresh;               /* recon_fresh(): drift only if it fails */
+    bool again;               /* recon_again(): never drift */
     char text[640];
 };
 
@@ -279,6 +296,29 @@ recon_say_fresh(struct lr_ctl_recon *r, const struct recon_line *l,
     lr_ctl_say(&r->report, &r->len, "%s is not on its driver's record, "
                "which starts empty: not re-installed: %s", l->text,
                it ? recon_why(rc, false) : "out of memory");
+}
+
+/* Line 'l' of a re-install asked for (recon_again()) once its change
+ * was tried, as recon_say_fresh(); a dry run says what it would send.
+ * One that failed is no drift (the record shows the channel, as the
+ * store wants it) and leaves the record as it was; the node's repair
+ * failed, which the reconciliation's answer says. */
+static void
+recon_say_again(struct lr_ctl_recon *r, const struct recon_line *l,
+                const struct sb_par_item *it, int rc)
+{
+    if (!r->repair)
+        lr_ctl_say(&r->report, &r->len, "%s: on its driver's record, not "
+                   "read from the ROADM: would be installed again",
+                   l->text);
+    else if (it && !rc) {
+        r->reinstalled++;
+        lr_ctl_say(&r->report, &r->len, "%s: re-installed (its driver's "
+                   "record is no read of the ROADM)", l->text);
+    } else
+        lr_ctl_say(&r->report, &r->len, "%s: not re-installed: %s; kept on "
+                   "its driver's record as it was", l->text,
+                   it ? recon_why(rc, false) : "out of memory");
 }
 
 /* The device step of a reconciliation: every device read at once
@@ -405,6 +445,22 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
             for (int i = 0; i < n && !present; i++)
                 present = recon_same(&want->mc, &mc[i])
                           && !recon_unsure(rd, &mc[i]);
+            if (present && recon_again(r, rd)
+                && !recon_skipped(r, rd->dev, want->mc.name)) {
+                struct recon_line *l = &lines[n_lines++];
+                *l = (struct recon_line) { .node = node, .want = w,
+                                           .del = -1, .add = -1,
+                                           .verb = "re-installed",
+                                           .again = true };
+                snprintf(l->text, sizeof l->text, "%s: channel %s of job %s",
+                         r->node[node], want->mc.name, want->job);
+                if (ch && ch_rc) {
+                    l->add = nf;
+                    ch[nf++] = (struct sb_change) { .op = SB_REINSTALL,
+                                                    .mc = want->mc };
+                }
+                continue;
+            }
             if (present)
                 continue;
             struct recon_line *l = NULL;
@@ -468,6 +524,8 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
         const char *verb = l->del >= 0 && l->add < 0 ? "removed" : l->verb;
         if (l->fresh)
             recon_say_fresh(r, l, it, rc);
+        else if (l->again)
+            recon_say_again(r, l, it, rc);
         else if (!r->repair)
             lr_ctl_say(&r->report, &r->len, "%s", l->text);
         else if (!it)
@@ -646,10 +704,18 @@ lr_ctl_op_is_reconcile(const struct lr_ctl_op *op)
     return op->recon != NULL;
 }
 
-/* lr_ctl_reconcile(), and with 'at_start' the start's (recon_fresh()). */
+void
+lr_ctl_reconcile_set_reinstall(struct lr_ctl_op *op)
+{
+    if (op && op->recon)
+        op->recon->reinstall = true;
+}
+
+/* lr_ctl_reconcile(), with 'at_start' the start's (recon_fresh()),
+ * with 'reinstall' lr_ctl_reconcile_reinstall()'s. */
 static int
-reconcile_now(struct lr_ctl *c, bool repair, bool at_start, char **report,
-              int *drift, char *err, size_t errlen)
+reconcile_now(struct lr_ctl *c, bool repair, bool at_start, bool reinstall,
+              char **report, int *drift, char *err, size_t errlen)
 {
     struct lr_ctl_op *op;
     if (report)
@@ -665,6 +731,7 @@ reconcile_now(struct lr_ctl *c, bool repair, bool at_start, char **report,
     if (rc)
         return rc;
     op->recon->at_start = at_start;
+    op->recon->reinstall = reinstall;
     lr_ctl_op_run(op);
     return lr_ctl_reconcile_end(c, op, report, drift, err, errlen);
 }
@@ -673,12 +740,21 @@ int
 lr_ctl_reconcile(struct lr_ctl *c, bool repair, char **report, int *drift,
                  char *err, size_t errlen)
 {
-    return reconcile_now(c, repair, false, report, drift, err, errlen);
+    return reconcile_now(c, repair, false, false, report, drift, err,
+                         errlen);
+}
+
+int
+lr_ctl_reconcile_reinstall(struct lr_ctl *c, bool repair, char **report,
+                           int *drift, char *err, size_t errlen)
+{
+    return reconcile_now(c, repair, false, true, report, drift, err,
+                         errlen);
 }
 
 int
 lr_ctl_reconcile_at_start(struct lr_ctl *c, char **report, int *drift,
                           char *err, size_t errlen)
 {
-    return reconcile_now(c, true, true, report, drift, err, errlen);
+    return reconcile_now(c, true, true, false, report, drift, err, errlen);
 }

@@ -37,6 +37,9 @@
  * sends nothing, a difference found later is drift, and a DELETE
  * leaves none; restarted during a provisioning or a release, the
  * start's removal leaves no rule, the emulator's or lost meanwhile.
+ * Rules the emulator lost while the controller runs: a reconciliation
+ * with reinstall puts them back (a dry run sends nothing; a ROADM that
+ * does not answer is said, the job and the record as they were).
  */
 #include <errno.h>
 #include <math.h>
@@ -1002,6 +1005,119 @@ test_restart_active(void)
     lr_ctl_free(c);
 }
 
+/* Forgets the double's rules on 'node' behind the controller's back, as
+ * an emulator restarted or a /reset would. */
+static void
+lose_rules_on(const char *node)
+{
+    for (int i = 0; i < dbl.n_rules;)
+        if (!strcmp(dbl.rules[i].node, node))
+            dbl.rules[i] = dbl.rules[--dbl.n_rules];
+        else
+            i++;
+}
+
+/* The emulator loses an active job's rules on r2 while the controller
+ * runs.  The driver's read is its record, so no reconciliation finds
+ * them missing (test_restart_active); until 2026-12-07 only a restart
+ * of lightraild put them back.  A reconciliation asked to install
+ * again (lr_ctl_reconcile_reinstall()) sends each channel of an active
+ * job that a record shows as installed again: Mininet-Optical takes
+ * that as the rule it holds, or the rule again when it lost it.
+ * Counted as re-installed, not drift.  A dry run says what it would
+ * send and sends nothing.  On a ROADM that does not answer (r2's first
+ * install done, its answer cut: the second is not tried) each is said,
+ * the reconciliation fails, and the job and the record are as they
+ * were: a reconciliation after it finds nothing, and the next
+ * re-install puts r2's rules back, each held once. */
+static void
+test_reinstall_lost_rules(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("lost");
+    char err[1024], *report = NULL;
+    int drift = -1;
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL_FATAL(rules_on("r2"), 2);
+    const struct lr_ctl_counters *cn = lr_ctl_counters(c);
+    unsigned long long drift0 = cn->drift, again0 = cn->reinstalled;
+    lose_rules_on("r2");
+
+    /* Dry run: said, nothing sent. */
+    dbl.n_calls = 0;
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_reinstall(c, false, &report, &drift,
+                                               err, sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 0);
+    CU_ASSERT_EQUAL(rules_on("r2"), 0);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r2: channel lost/lp1 "
+                                            "of job lost: on its driver's "
+                                            "record, not read from the "
+                                            "ROADM: would be installed "
+                                            "again"));
+    CU_ASSERT_EQUAL(cn->reinstalled, again0);
+    free(report);
+    report = NULL;
+
+    /* r2 does not answer: said, the record and the store as they were. */
+    snprintf(dbl.cut_node, sizeof dbl.cut_node, "r2");
+    atomic_store(&dbl.cut_connect, 1);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_reinstall(c, true, &report, &drift, err,
+                                               sizeof err), EIO);
+    CU_ASSERT_EQUAL(atomic_load(&dbl.cut_connect), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    if (!report || !strstr(report, "not re-installed: no answer"))
+        fprintf(stderr, "lost, r2 cut: %s\n", report ? report : "-");
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "of job lost: not "
+                                            "re-installed: no answer, the "
+                                            "outcome is unknown"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "of job lost: not "
+                                            "re-installed: not tried, the "
+                                            "device had stopped answering; "
+                                            "kept on its driver's record "
+                                            "as it was"));
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r1: channel lost/lp1 "
+                                            "of job lost: re-installed"));
+    CU_ASSERT_EQUAL(cn->reinstalled, again0 + 4);
+    CU_ASSERT_EQUAL(cn->drift, drift0);
+    free(report);
+    report = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "lost", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL(lr_ctl_reconcile(c, false, &report, &drift, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(drift, 0);
+    free(report);
+    report = NULL;
+
+    /* Answered: r2 holds both again, each once. */
+    dbl.cut_node[0] = '\0';
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_reinstall(c, true, &report, &drift, err,
+                                               sizeof err), 0);
+    if (rules_on("r2") != 2)
+        fprintf(stderr, "lost: %d rule(s) on r2: %s\n", rules_on("r2"),
+                report ? report : "-");
+    CU_ASSERT_EQUAL(drift, 0);
+    CU_ASSERT_EQUAL(rules_on("r2"), 2);
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, "r2: channel lost/lp2 "
+                                            "of job lost: re-installed (its "
+                                            "driver's record is no read of "
+                                            "the ROADM)"));
+    CU_ASSERT_EQUAL(cn->reinstalled, again0 + 10);
+    CU_ASSERT_EQUAL(cn->drift, drift0);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "lost", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    lr_ctl_free(c);
+}
+
 /* A job whose provisioning (or release) a restart interrupted: the
  * store has its lightpaths and the emulator its rules, and the start
  * rolls it back (or finishes the release) by deleting its channels.
@@ -1093,6 +1209,8 @@ static CU_TestInfo tests[] = {
       test_restart_releasing },
     { "restarted during provisioning, the emulator's rules lost: settled",
       test_restart_provisioning_lost },
+    { "the emulator lost rules: a reconcile with reinstall puts them back",
+      test_reinstall_lost_rules },
     /* Last: before its fix the job it leaves releasing was counted by
      * the tests after it. */
     { "the emulator lost the job's rules: a DELETE again settles them",
