@@ -1505,17 +1505,18 @@ query_bool(const char *query, const char *name, bool *on)
  * here, the devices on the worker behind the jobs queued before it, the
  * answer deferred.  Without a worker: all here.  A dry run is asked by
  * the input's dry-run, or by the query ?dry-run (kept from before the
- * input was modelled). */
+ * input was modelled).  The input's reinstall: lr_ctl.h
+ * lr_ctl_reconcile_set_reinstall(). */
 static void
 h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
     char *report = NULL, err[512], path[256];
     int drift = 0;
-    bool dry_run = false;
+    bool dry_run = false, reinstall = false;
     int rc = lr_yang_parse_reconcile(app->ly, req->body, req->body_len,
-                                     &dry_run, path, sizeof path, err,
-                                     sizeof err);
+                                     &dry_run, &reinstall, path, sizeof path,
+                                     err, sizeof err);
     if (rc) {
         bad_body(app, resp, rc, path, err);
         return;
@@ -1533,6 +1534,8 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return;
     }
+    if (reinstall)
+        lr_ctl_reconcile_set_reinstall(op);
     struct recon_work *w = app->worker ? calloc(1, sizeof *w) : NULL;
     if (w) {
         w->app = app;
@@ -1832,7 +1835,8 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         "lightrail_reconcile_drift_total %llu\n"
         "# HELP lightrail_reconcile_reinstalled_total Channels of active "
         "jobs a start installed again on ROADMs whose driver's record "
-        "starts empty (mnoptical): no drift, not counted in "
+        "starts empty (mnoptical), and those a reconcile with reinstall "
+        "sent again: no drift, not counted in "
         "lightrail_reconcile_drift_total.\n"
         "# TYPE lightrail_reconcile_reinstalled_total counter\n"
         "lightrail_reconcile_reinstalled_total %llu\n"

@@ -353,13 +353,13 @@ int lr_yang_state_to_json(struct ly_ctx *, const struct lr_state_view *,
 /* ---- Operations (RESTCONF, RFC 8040 section 3.6) ---- */
 
 /* The body of POST .../lightrail-job:reconcile: no body, or
- * {"lightrail-job:input":{"dry-run":BOOL}}; '*dry_run' gets the leaf
- * (false when absent).  0; EBADMSG for text that is not JSON; EINVAL for
+ * {"lightrail-job:input":{"dry-run":BOOL,"reinstall":BOOL}};
+ * '*dry_run' and '*reinstall' get the leaves (false when absent).  0; EBADMSG for text that is not JSON; EINVAL for
  * JSON the schema refuses (the data path in path[] when there is one,
  * the message in msg[]); ENOMEM. */
 int lr_yang_parse_reconcile(struct ly_ctx *, const char *body, size_t len,
-                            bool *dry_run, char *path, size_t pathlen,
-                            char *msg, size_t msglen);
+                            bool *dry_run, bool *reinstall, char *path,
+                            size_t pathlen, char *msg, size_t msglen);
 
 /* The body of an operation without input ('module':'op', e.g.
  * lightrail-state's reload-ppo-policy): no body, or

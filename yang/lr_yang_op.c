@@ -221,14 +221,16 @@ cleanup:
 
 int
 lr_yang_parse_reconcile(struct ly_ctx *ctx, const char *body, size_t len,
-                        bool *dry_run, char *path, size_t pathlen, char *msg,
-                        size_t msglen)
+                        bool *dry_run, bool *reinstall, char *path,
+                        size_t pathlen, char *msg, size_t msglen)
 {
     struct lyd_node *tree = NULL;
     int rc = lr_yang_op_parse(ctx, LR_YANG_LRJ, "reconcile", body, len,
                               &tree, path, pathlen, msg, msglen);
     const char *v = tree ? lr_yang_leaf(tree, LR_YANG_LRJ, "dry-run") : NULL;
     *dry_run = v && !strcmp(v, "true");
+    v = tree ? lr_yang_leaf(tree, LR_YANG_LRJ, "reinstall") : NULL;
+    *reinstall = v && !strcmp(v, "true");
     lyd_free_all(tree);
     return rc;
 }

@@ -47,9 +47,10 @@ static void
 reconcile(const uint8_t *data, size_t size)
 {
     char path[512], msg[512];
-    bool dry = false;
+    bool dry = false, again = false;
     int rc = lr_yang_parse_reconcile(ctx, (const char *) data, size, &dry,
-                                     path, sizeof path, msg, sizeof msg);
+                                     &again, path, sizeof path, msg,
+                                     sizeof msg);
     if (rc) {
         check(msg[0] != '\0', "reconcile: a refusal without a reason");
         check(!strchr(msg, '\n') && !strchr(path, '\n'),

@@ -2399,6 +2399,14 @@ test_reconcile_input(void)
         { " \n", 0, false, NULL },
         { "{\"lightrail-job:input\":{}}", 0, false, NULL },
         { "{\"lightrail-job:input\":{\"dry-run\":true}}", 0, true, NULL },
+        /* reinstall is wanted true where the body says "reinstall":true. */
+        { "{\"lightrail-job:input\":{\"reinstall\":true}}", 0, false, NULL },
+        { "{\"lightrail-job:input\":{\"dry-run\":true,\"reinstall\":true}}",
+          0, true, NULL },
+        { "{\"lightrail-job:input\":{\"reinstall\":false}}", 0, false,
+          NULL },
+        { "{\"lightrail-job:input\":{\"reinstall\":1}}", EINVAL, false,
+          "invalid value \"1\": want true or false" },
         { " {\"lightrail-job:input\" : {\"dry-run\" : false}}\n", 0, false,
           NULL },
         { "{\"lightrail-job:input\":", EBADMSG, false, "ends too early" },
@@ -2433,16 +2441,20 @@ test_reconcile_input(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[256], msg[512];
-        bool dry = !cases[i].dry_run;
+        bool want_again = strstr(cases[i].body, "\"reinstall\":true");
+        bool dry = !cases[i].dry_run, again = !want_again;
         int rc = lr_yang_parse_reconcile(ctx, cases[i].body,
-                                         strlen(cases[i].body), &dry, path,
-                                         sizeof path, msg, sizeof msg);
+                                         strlen(cases[i].body), &dry,
+                                         &again, path, sizeof path, msg,
+                                         sizeof msg);
         if (rc != cases[i].rc)
             fprintf(stderr, "case %zu: rc %d, want %d: %s\n", i, rc,
                     cases[i].rc, msg);
         CU_ASSERT_EQUAL(rc, cases[i].rc);
         if (!rc)
             CU_ASSERT_EQUAL(dry, cases[i].dry_run);
+        if (!rc)
+            CU_ASSERT_EQUAL(again, want_again);
         if (cases[i].msg && !strstr(msg, cases[i].msg))
             fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, msg,
                     cases[i].msg);
