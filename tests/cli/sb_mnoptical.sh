@@ -11,6 +11,8 @@
 #     an independent witness), and deleting it removes them (/rules {});
 #   - rules the emulator lost (each ROADM /reset): the DELETE fails
 #     saying so, the DELETE again settles them, the job gone;
+#   - rules the emulator lost are put back by `lightrail reconcile
+#     --reinstall` (--dry-run sends nothing), no drift, held once;
 #   - a job admitted at 17 dB keeps gosnr 17 on each lightpath; restarted
 #     with 8QAM at 18 dB, both are said below it (log, GET), kept as
 #     stored; the start installs its channels again (the driver's
@@ -102,6 +104,33 @@ api GET "$JOBS/job=forgot"
 [ "$STATUS" = 404 ] && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
     && ok "forgot is gone, the emulator holds no rule" \
     || notok "after forgot's DELETEs: GET $STATUS, /rules $(cat "$tmp/rules")"
+
+# 1d. Rules the emulator lost while lightraild runs (each ROADM /reset)
+# are put back by `lightrail reconcile --reinstall`, with no restart:
+# the driver's record shows them, so no plain reconcile can see them
+# (until 2026-12-07 the docs said to restart lightraild).  --dry-run
+# says what it would send and sends nothing; the re-install is no
+# drift; the emulator takes it as the same rules, so the DELETE after
+# it leaves none.
+rec() { LIGHTRAIL_TOKEN=$TOKEN $LIGHTRAIL reconcile --server "$URL" --cacert "$D/tls/cert.pem" "$@"; }
+submit lost
+[ "$STATUS" = 201 ] && [ "$(phase)" = active ] || notok "lost: $STATUS $(cat "$tmp/body")"
+for n in r1 r2 r3; do
+    curl -s -o /dev/null "$EMU/reset?node=$n" || notok "/reset?node=$n"
+done
+again0=$(metric lightrail_reconcile_reinstalled_total)
+rec > "$tmp/out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out" && [ "$(rules)" = 200 ]     || notok "a plain reconcile over lost rules: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+rec --reinstall --dry-run > "$tmp/out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c "of job lost: on its driver's record, not read from the ROADM: would be installed again$" "$tmp/out")" = 6 ]     && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules"     && ok "reconcile --reinstall --dry-run says the 6 rules, sends nothing"     || notok "reconcile --reinstall --dry-run: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+rec --reinstall > "$tmp/out" 2>&1
+rc=$?
+again=$(metric lightrail_reconcile_reinstalled_total)
+[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out"     && [ "$(grep -c "of job lost: re-installed (its driver's record is no read of the ROADM)$" "$tmp/out")" = 6 ]     && [ "$(rules)" = 500 ] && [ "$again" = $((again0 + 6)) ]     && ok "reconcile --reinstall puts the 6 lost rules back, no drift: $(sed -n 2p "$tmp/out")"     || notok "reconcile --reinstall: exit $rc, re-installed $again0 -> $again, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+api DELETE "$JOBS/job=lost"
+[ "$STATUS" = 204 ] && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules"     && ok "lost deleted at once: each rule was held once"     || notok "DELETE lost after the re-install: $STATUS $(cat "$tmp/body"), /rules $(cat "$tmp/rules")"
 
 # 1b. The gOSNR each receiver measured is kept: restarted with 8QAM's
 # threshold raised to 18 dB, it is below it, said at start and in GET,

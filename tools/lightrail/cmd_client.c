@@ -17,10 +17,11 @@
  *                              compute:compute (show adds the state's
  *                              devices in use)
  *   spectrum show [LINK]       GET /restconf/data/lightrail-state:state
- *   reconcile [--dry-run]      POST /restconf/operations/lightrail-job:
- *                              reconcile (input dry-run): the daemon
- *                              compares every device with its store (and
- *                              repairs)
+ *   reconcile [--dry-run] [--reinstall]
+ *                              POST /restconf/operations/lightrail-job:
+ *                              reconcile (input dry-run, reinstall): the
+ *                              daemon compares every device with its
+ *                              store (and repairs)
  *   devices [NAME]             GET the state's device list: each
  *                              ROADM, whether it answers, why not
  *                              (none: the YANG library tells a daemon
@@ -78,6 +79,7 @@ struct client_opts {
     const char *server, *token, *cacert, *cert, *key;
     bool insecure, json;
     bool dry_run;               /* reconcile --dry-run */
+    bool reinstall;             /* reconcile --reinstall */
     long timeout;
     /* job submit --name ... */
     const char *name, *model, *algorithm;
@@ -240,7 +242,7 @@ client_usage(FILE *f, enum client_cmd c)
     }
     else if (c == C_RECONCILE)
         fprintf(f,
-"usage: lightrail reconcile [--dry-run] [OPTIONS]\n"
+"usage: lightrail reconcile [--dry-run] [--reinstall] [OPTIONS]\n"
 "\n"
 "Asks lightraild to compare the media channels on every ROADM with what\n"
 "its store says, and prints one line per difference: a channel no job\n"
@@ -252,6 +254,10 @@ client_usage(FILE *f, enum client_cmd c)
 "every reconcile-interval of its configuration (300 s by default).\n"
 "\n"
 "  --dry-run           report the drift, change nothing\n"
+"  --reinstall         also install again every active job's channel on\n"
+"                      the ROADMs whose driver's read is its own record\n"
+"                      (mnoptical), which cannot show a rule the emulator\n"
+"                      lost (restarted, /reset): one line each, no drift\n"
 "\n"
 "exit status (besides those below): 0 the devices agree with the store,\n"
 "or every difference was repaired; 3 --dry-run found drift; 1 the\n"
@@ -377,7 +383,8 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
     enum { O_SERVER = 256, O_TOKEN, O_CACERT, O_CERT, O_KEY, O_INSECURE,
            O_TIMEOUT, O_FORMAT, O_NAME, O_MODEL, O_BATCH, O_MICRO, O_GMIN,
            O_GMAX, O_ALGO, O_DRY_RUN, O_ITER, O_LIMIT, O_OFFSET, O_WHERE,
-           O_SORT_BY, O_CURSOR, O_DIRECTION, O_IF_MATCH, O_OUT, O_HELP };
+           O_SORT_BY, O_CURSOR, O_DIRECTION, O_IF_MATCH, O_OUT, O_HELP,
+           O_REINSTALL };
     static const struct option longopts[] = {
         { "server", required_argument, NULL, O_SERVER },
         { "token", required_argument, NULL, O_TOKEN },
@@ -396,6 +403,7 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
         { "algorithm", required_argument, NULL, O_ALGO },
         { "iterations", required_argument, NULL, O_ITER },
         { "dry-run", no_argument, NULL, O_DRY_RUN },
+        { "reinstall", no_argument, NULL, O_REINSTALL },
         { "limit", required_argument, NULL, O_LIMIT },
         { "offset", required_argument, NULL, O_OFFSET },
         { "where", required_argument, NULL, O_WHERE },
@@ -450,6 +458,13 @@ client_parse(int argc, char **argv, enum client_cmd c, struct client_opts *o)
                 return LR_EXIT_USAGE;
             }
             o->dry_run = true;
+            break;
+        case O_REINSTALL:
+            if (c != C_RECONCILE) {
+                lr_cli_err(o->cmd, "--reinstall goes with reconcile only");
+                return LR_EXIT_USAGE;
+            }
+            o->reinstall = true;
             break;
         case O_BATCH: count = &o->batch; count_opt = "--batch"; break;
         case O_MICRO: count = &o->micro; count_opt = "--microbatch"; break;
@@ -1964,17 +1979,24 @@ cleanup:
     return rc;
 }
 
-/* POST the reconcile operation (its input's dry-run); the answer is
+/* POST the reconcile operation (its input's dry-run and reinstall,
+ * written only when given, so that an older daemon still takes a plain
+ * reconcile); the answer is
  * lightrail-job's output: the count, whether it repaired, one line per
  * difference. */
 static int
 client_reconcile(const struct client_opts *o)
 {
-    static const char dry[] = "{\"lightrail-job:input\":{\"dry-run\":true}}";
+    char in[96];
     struct client_reply r = { 0 };
     json_object *top = NULL;
-    int rc = client_call(o, "POST", RECONCILE_PATH, o->dry_run ? dry : NULL,
-                         o->dry_run ? sizeof dry - 1 : 0, &r);
+    snprintf(in, sizeof in, "{\"lightrail-job:input\":{%s%s%s}}",
+             o->dry_run ? "\"dry-run\":true" : "",
+             o->dry_run && o->reinstall ? "," : "",
+             o->reinstall ? "\"reinstall\":true" : "");
+    bool given = o->dry_run || o->reinstall;
+    int rc = client_call(o, "POST", RECONCILE_PATH, given ? in : NULL,
+                         given ? strlen(in) : 0, &r);
     top = r.body ? json_tokener_parse(r.body) : NULL;
     if (rc) {
         /* A device that could not be read or repaired: the error is
