@@ -40,10 +40,12 @@
  * starting the controller against an emulation used otherwise.  A
  * rule whose request had no answer stays on the record marked unknown
  * (sb_mno_record()) and is shown, with its mark (sb_media_channel's
- * unknown); a DELETE settles it.  So does a rule the emulator lost
- * behind our back (restarted, /reset): its removal refused with the
- * emulator's answer for a rule it does not hold marks it unknown, and
- * the DELETE after settles it.  Such a rule can also be put back
+ * unknown); a DELETE settles it.  A removal the emulator refuses with
+ * its answer for a rule it does not hold (a 500, whose page does not
+ * tell that from a refusal for another reason) is asked about
+ * (sb_mno_probe()): the install again, then the removal again, so that
+ * a rule it lost behind our back (restarted, /reset) is removed at
+ * once and one it holds and will not remove stays on the record.  Such a rule can also be put back
  * without a removal: SB_REINSTALL (sb_driver.h reinstalls) sends its
  * install again, which the emulator takes as the rule it holds, or
  * the rule again when it lost it.
@@ -228,11 +230,60 @@ sb_mno_refused_as_not_held(int ret, long status)
  * lost it: sb_mnoptical_apply_locked()), so that the next removal
  * settles it.  The parameters are the ones its install was sent with,
  * so a 500 says nothing else of them.  Until 2026-12-07 any EPROTO
- * (another status too) settled an unknown rule. */
+ * (another status too) settled an unknown rule.  Asked only once the
+ * emulator refused the install sent to ask too (sb_mno_probe()): when
+ * it accepts that install, the removal sent again answers instead. */
 static bool
 sb_mno_remove_settles(const struct sb_mno_rule *r, int ret, long status)
 {
     return !ret || (r->unknown && sb_mno_refused_as_not_held(ret, status));
+}
+
+/* What a removal refused with the emulator's 500 turned out to be
+ * (sb_mno_probe()). */
+enum sb_mno_probe {
+    SB_MNO_PROBE_REFUSED,     /* the install again was refused too: the
+                               * 500 stays ambiguous */
+    SB_MNO_PROBE_REMOVED,     /* it holds the rule now, and the removal
+                               * sent again was done */
+    SB_MNO_PROBE_HELD,        /* it holds the rule, and refused the
+                               * removal sent again: a refusal */
+    SB_MNO_PROBE_LOST,        /* an answer was lost: it may hold it */
+};
+
+/* The emulator answered the removal of 'r' with the 500 it gives for a
+ * rule it does not hold, which its page does not tell from a refusal
+ * for another reason.  Asks it: the install of 'r' again, which it
+ * takes as the rule it holds (it keys a ROADM's rules by in-port and
+ * channel) or as the rule again; accepted, it holds the rule now, and
+ * the removal sent again answers for it: done, or a refusal of a rule
+ * it holds.  A rule it had lost is switched on between the two, for
+ * the time of a request.  '*ret' gets the outcome's errno (0 when
+ * removed; the removal's error when held; ETIMEDOUT when lost; as it
+ * was when the install was refused), err[] its line but after a
+ * refused install (the first removal's line stands).  Until
+ * 2026-12-07 the 500 alone was judged: a rule the emulator held and
+ * whose removal it refused twice left the record, the rule on the
+ * node for good. */
+static enum sb_mno_probe
+sb_mno_probe(struct sb_mnoptical *d, const struct sb_mno_rule *r, int *ret,
+             char *err, size_t errlen)
+{
+    char e2[512];
+    int rc = sb_mno_connect(d, r, true, e2, sizeof e2);
+    if (rc == ETIMEDOUT) {
+        *ret = sb_errf(err, errlen, ETIMEDOUT, "%s: the emulator refused "
+                       "to remove %s with a 500, and the install sent to "
+                       "ask whether it holds it had no answer: %s",
+                       d->config.name, r->mc.name, e2);
+        return SB_MNO_PROBE_LOST;
+    }
+    if (rc)
+        return SB_MNO_PROBE_REFUSED;
+    rc = sb_mno_connect(d, r, false, err, errlen);
+    *ret = rc;
+    return !rc ? SB_MNO_PROBE_REMOVED
+           : rc == ETIMEDOUT ? SB_MNO_PROBE_LOST : SB_MNO_PROBE_HELD;
 }
 
 /* Room in the record for 'n' more rules than it holds, made before a
@@ -269,6 +320,8 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     struct sb_mno_step *steps = NULL;
     int n_work = d->n_rules, n_steps = 0, done, ret = 0;
     long status = 0;          /* the HTTP status of the last request */
+    bool held = false;        /* sb_mno_probe(): the failed removal's
+                               * rule is on the emulator for sure */
 
     work = malloc(((size_t) d->n_rules + (size_t) n + 1) * sizeof *work);
     steps = malloc(((size_t) n + 1) * sizeof *steps);
@@ -346,8 +399,12 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         ret = sb_mno_connect(d, &steps[done].r, steps[done].install, err,
                              errlen);
         status = d->c.status;
-        if (!steps[done].install && sb_mno_remove_settles(&steps[done].r,
-                                                          ret, status))
+        enum sb_mno_probe probe = SB_MNO_PROBE_REFUSED;
+        if (!steps[done].install && sb_mno_refused_as_not_held(ret, status))
+            probe = sb_mno_probe(d, &steps[done].r, &ret, err, errlen);
+        held = probe == SB_MNO_PROBE_HELD;
+        if (!steps[done].install && probe == SB_MNO_PROBE_REFUSED
+            && sb_mno_remove_settles(&steps[done].r, ret, status))
             ret = 0;
         /* A 404 is ENOENT (unknown node), which sb_parallel would take
          * for a removal of what is gone: a re-install so refused is
@@ -385,6 +442,17 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                                 "done) or /reset the node", e2);
             }
         }
+        /* The emulator holds the rule and refused its removal
+         * (sb_mno_probe()): on the record as installed, a mark unknown
+         * cleared, for a DELETE again to remove it. */
+        else if (held) {
+            sb_mno_record(d, &steps[done].r, SB_MNO_HELD);
+            lr_utf8_appendf(err, errlen, "; the emulator holds %s (it "
+                            "accepted its install again) and refused its "
+                            "removal though it holds it: kept on the "
+                            "record as installed; DELETE again later, or "
+                            "/reset the node", steps[done].r.mc.name);
+        }
         /* A removal whose answer was lost may have been done: the rule
          * stays on the record, as the failed batch leaves it, marked
          * unknown so that a DELETE again is taken as done when the
@@ -398,24 +466,25 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             steps[done].r.mc.name);
         }
         /* A rule the record holds as installed whose removal the
-         * emulator refuses as it refuses a rule it does not hold: it
-         * may have lost it (restarted, or the node was /reset), or it
-         * may have refused it for another reason, and its answer does
-         * not tell which (the same 500 page).  Taken as done, a real
-         * refusal would leave the rule on the node off the record, for
-         * good; taken as a refusal, as until 2026-12-07, every DELETE
-         * was refused the same way and the job stayed releasing until
-         * lightraild restarted.  So it is marked unknown, the line
-         * says so, and the next removal settles it
-         * (sb_mno_remove_settles()). */
+         * emulator refuses as it refuses a rule it does not hold, and
+         * whose install sent to ask (sb_mno_probe()) it refused too:
+         * it may have lost it (restarted, or the node was /reset), or
+         * it may refuse it for another reason, and neither answer
+         * tells which.  Taken as done, a real refusal would leave the
+         * rule on the node off the record, for good; taken as a
+         * refusal, as until 2026-12-07, every DELETE was refused the
+         * same way and the job stayed releasing until lightraild
+         * restarted.  So it is marked unknown, the line says so, and
+         * the next removal settles it (sb_mno_remove_settles()). */
         else if (!steps[done].install
                  && sb_mno_refused_as_not_held(ret, status)) {
             sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
             lr_utf8_appendf(err, errlen, "; the emulator refused to remove "
                             "%s, as it does for a rule it does not hold "
-                            "(restarted or reset?): kept on the record "
-                            "marked unknown: DELETE again to settle it",
-                            steps[done].r.mc.name);
+                            "(restarted or reset?), and the install sent "
+                            "to ask whether it holds it: kept on the "
+                            "record marked unknown: DELETE again to settle "
+                            "it", steps[done].r.mc.name);
         }
         /* An undone install is a rule the record did not hold: its
          * removal refused is a refusal (the rule stays, held), and a

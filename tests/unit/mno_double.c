@@ -202,6 +202,13 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
     if (action && !strcmp(action, "remove")) {
         for (int i = 0; i < dbl.n_rules; i++)
             if (!memcmp(&dbl.rules[i], &r, sizeof r)) {
+                int refuse = atomic_load(&dbl.refuse_removes);
+                if (refuse > 0) {
+                    atomic_store(&dbl.refuse_removes, refuse - 1);
+                    dbl_html(req, 500, "500 Internal Server Error",
+                             "Unhandled exception: injected fault");
+                    return;
+                }
                 dbl.rules[i] = dbl.rules[--dbl.n_rules];
                 dbl_cut_removal(req, node);
                 dbl_text(req, "text/html", "OK");
@@ -346,6 +353,7 @@ mno_double_reset(void)
     atomic_store(&dbl.cut_connect, 0);
     atomic_store(&dbl.cut_remove, 0);
     atomic_store(&dbl.cut_removes, 0);
+    atomic_store(&dbl.refuse_removes, 0);
     dbl.cut_node[0] = '\0';
     atomic_store(&dbl.hide_r2, false);
     atomic_store(&dbl.short_ports, false);

@@ -12,7 +12,8 @@
  * now fails with 500 (or another status), r2 disappears (404), /ports of r3 lacks a port
  * /links gives it, the next /connect answers late, or the Nth install
  * (or removal, or the next N removals), on every ROADM or on one, from
- * now is done and its answer cut short.  Used by
+ * now is done and its answer cut short; the next N removals of a rule
+ * it holds refused with 500, the rule kept.  Used by
  * tests/unit/test_sb_mnoptical.c and, as a process, by
  * tests/cli/mnoptical.sh (tests/cli/mno_double_main.c).
  *
@@ -73,6 +74,11 @@ struct mno_double {
                                    * removed, its answer cut short */
     atomic_int cut_removes;       /* the next N such removals: each
                                    * removed, its answer cut short */
+    atomic_int refuse_removes;    /* the next N removals of a ROADM rule
+                                   * the double holds: refused with the
+                                   * 500 it gives a rule it does not
+                                   * hold, the rule kept (an emulator
+                                   * failing for another reason) */
     char cut_node[16];            /* "": the cuts above count /connect
                                    * on every ROADM; else on this one
                                    * only (lr_ctl programs its ROADMs at

@@ -468,6 +468,50 @@ test_reinstall(void)
     k->close(r2);
 }
 
+/* A rule the emulator holds whose removal it refuses with the 500 it
+ * gives a rule it does not hold (failing for another reason), twice:
+ * the first DELETE marked it unknown, the second took its 500 as done
+ * and dropped it from the record, the emulator keeping it, for good
+ * (docs/southbound.md said to /reset the node).  The driver can tell:
+ * the emulator accepts the rule's install again (an install of a rule
+ * it holds is that rule again), so it holds it now, and a removal
+ * refused then is a refusal.  Each DELETE fails saying so, and the
+ * rule stays on the record as installed; once the emulator removes it,
+ * a DELETE is done. */
+static void
+test_refused_removal_held(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[512];
+    int ret;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch, SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 2), 8);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_DELETE, "job1/lp0", "", "", 0, 0);
+    atomic_store(&dbl.refuse_removes, 4);
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), EPROTO);
+        if (!strstr(err, "though it holds it"))
+            fprintf(stderr, "DELETE %d: %s\n", i + 1, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "; the emulator holds job1/lp0 "
+                                           "(it accepted its install "
+                                           "again) and refused its removal "
+                                           "though it holds it: kept on the "
+                                           "record as installed; DELETE "
+                                           "again later, or /reset the "
+                                           "node"));
+        CU_ASSERT_EQUAL(dbl.n_rules, 1);
+        CU_ASSERT(record_is(r2, "job1/lp0"));
+    }
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT(record_is(r2, ""));
+    k->close(r2);
+}
+
 /* adopt(): a previous process's rules put on a new handle's record,
  * marked unknown, sending nothing; a DELETE then removes one the
  * emulator holds and settles one it does not (its 500); a channel on
@@ -509,7 +553,9 @@ test_adopt(void)
         fprintf(stderr, "a DELETE of adopted rules: %d: %s\n", ret, err);
     CU_ASSERT_EQUAL(ret, 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
-    CU_ASSERT_EQUAL(dbl.n_calls, 2);
+    /* job1/lp1's removal drew the 500: asked (sb_mno_probe()), its
+     * install again and its removal again, done. */
+    CU_ASSERT_EQUAL(dbl.n_calls, 4);
     CU_ASSERT(record_is(r2, ""));
     k->close(r2);
 }
@@ -1226,20 +1272,26 @@ test_lost_removal_lost(void)
     /* The mark goes out with the rule (sb_driver.h): lr_ctl does not
      * take it for a rule the emulator holds. */
     CU_ASSERT(record_is(r2, "ll/lp0?"));
-    /* The emulator does not hold it: its 500, done. */
+    /* The emulator does not hold it: its 500, then the install again
+     * and the removal again (sb_mno_probe()), done. */
     change(&ch, SB_DELETE, "ll/lp0", "", "", 0, 0);
     ret = k->apply(r2, &ch, 1, err, sizeof err);
     CU_ASSERT_EQUAL(ret, 0);
     if (ret)
         fprintf(stderr, "a DELETE of a rule marked unknown: %d: %s\n", ret,
                 err);
-    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 3);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 5);
     CU_ASSERT_STRING_EQUAL(dbl.calls[2], "node=r2&port1=11&port2=12&"
                            "channels=5&action=remove");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[3], "node=r2&port1=11&port2=12&"
+                           "channels=5&action=install");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[4], "node=r2&port1=11&port2=12&"
+                           "channels=5&action=remove");
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
     CU_ASSERT(record_is(r2, ""));
     /* Settled: a name no longer on the record is ENOENT, unsent. */
     CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), ENOENT);
-    CU_ASSERT_EQUAL(dbl.n_calls, 3);
+    CU_ASSERT_EQUAL(dbl.n_calls, 5);
     k->close(r2);
 }
 
@@ -1247,9 +1299,10 @@ test_lost_removal_lost(void)
  * rule stays on the record, the outcome being unknown, and a DELETE
  * again is how it goes.  Before, that retry was refused for good
  * (EPROTO: the emulator's 500 for a rule it no longer holds) until the
- * node was reset.  Now the rule is marked unknown and the retry's 500
- * counts as done; a rule the record holds as installed takes its 500
- * as a refusal (and is marked unknown by it: test_lost_by_emulator). */
+ * node was reset.  Now the rule is marked unknown and the retry's 500,
+ * asked (sb_mno_probe(): the install again, the removal again), is
+ * done; a rule the emulator holds whose removal it refuses is a
+ * refusal (test_refused_removal_held). */
 static void
 test_delete_lost(void)
 {
@@ -1264,10 +1317,11 @@ test_delete_lost(void)
     change(&ch[1], SB_ADD, "dl/lp1", "r1-r2", "r2-r3", n_of(8, 1), 4);
     CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 2, err, sizeof err), 0);
     change(&ch[0], SB_DELETE, "dl/lp0", "", "", 0, 0);
-    /* Held as installed: the emulator's 500 is a refusal. */
-    atomic_store(&dbl.fail_connect, 1);
+    /* Held, its removal refused: a refusal, the rule held. */
+    atomic_store(&dbl.refuse_removes, 2);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
     CU_ASSERT_EQUAL(dbl.n_rules, 2);
+    CU_ASSERT(record_is(r2, "dl/lp0 dl/lp1"));
     atomic_store(&dbl.cut_remove, 1);
     ret = k->apply(r2, ch, 1, err, sizeof err);
     CU_ASSERT_EQUAL(ret, ETIMEDOUT);
@@ -1283,9 +1337,12 @@ test_delete_lost(void)
     if (ret)
         fprintf(stderr, "a DELETE again after a lost one: %d: %s\n", ret,
                 err);
-    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 5);
-    CU_ASSERT_STRING_EQUAL(dbl.calls[4], "node=r2&port1=11&port2=12&"
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 9);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[6], "node=r2&port1=11&port2=12&"
                            "channels=7&action=remove");
+    CU_ASSERT_STRING_EQUAL(dbl.calls[8], "node=r2&port1=11&port2=12&"
+                           "channels=7&action=remove");
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
     CU_ASSERT(record_is(r2, "dl/lp1"));
     /* The other rule, never in doubt, is removed as ever. */
     change(&ch[0], SB_DELETE, "dl/lp1", "", "", 0, 0);
@@ -1338,11 +1395,15 @@ test_undo_lost(void)
 /* The emulator loses rules the record holds as installed: someone ran
  * /reset on the node (or it restarted).  Each removal then draws its
  * 500 for a rule it does not hold, which was a refusal every time: a
- * DELETE failed for good, until lightraild restarted.  Now the first
- * refusal marks the rule unknown and says so, and the DELETE after it
- * settles it.  Another status says nothing of the rule: a refusal, the
- * rule held (not marked), and for a rule already marked no settling
- * either. */
+ * DELETE failed for good, until lightraild restarted; then, until
+ * later on 2026-12-07, the first refusal marked the rule unknown and
+ * the DELETE after it settled it.  Now the driver asks
+ * (sb_mno_probe()): the install again, accepted, then the removal
+ * again, done: one DELETE, three requests.  Should the install be
+ * refused too, the 500 stays ambiguous: the rule is marked unknown,
+ * said, and the DELETE after it settles it.  Another status says
+ * nothing of the rule: a refusal, the rule held (not marked), and for
+ * a rule already marked no settling either. */
 static void
 test_lost_by_emulator(void)
 {
@@ -1368,17 +1429,33 @@ test_lost_by_emulator(void)
     CU_ASSERT_EQUAL_FATAL(dbl.n_rules, 0);
 
     change(&ch[0], SB_DELETE, "gone/lp0", "", "", 0, 0);
+    dbl.n_calls = 0;
+    ret = k->apply(r2, ch, 1, err, sizeof err);
+    if (ret)
+        fprintf(stderr, "a DELETE of a rule the emulator lost: %d: %s\n",
+                ret, err);
+    CU_ASSERT_EQUAL(ret, 0);
+    CU_ASSERT_EQUAL_FATAL(dbl.n_calls, 3);
+    CU_ASSERT_STRING_EQUAL(dbl.calls[1], "node=r2&port1=11&port2=12&"
+                           "channels=5&action=install");
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT(record_is(r2, "gone/lp1"));
+
+    /* The install sent to ask refused too: marked unknown, said. */
+    change(&ch[0], SB_DELETE, "gone/lp1", "", "", 0, 0);
+    atomic_store(&dbl.fail_connect, 2);
     ret = k->apply(r2, ch, 1, err, sizeof err);
     CU_ASSERT_EQUAL(ret, EPROTO);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 500: "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "; the emulator refused to remove "
-                                       "gone/lp0, as it does for a rule it "
+                                       "gone/lp1, as it does for a rule it "
                                        "does not hold (restarted or "
-                                       "reset?): kept on the record marked "
-                                       "unknown: DELETE again to settle "
-                                       "it"));
+                                       "reset?), and the install sent to "
+                                       "ask whether it holds it: kept on "
+                                       "the record marked unknown: DELETE "
+                                       "again to settle it"));
     CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-    CU_ASSERT(record_is(r2, "gone/lp0? gone/lp1"));
+    CU_ASSERT(record_is(r2, "gone/lp1?"));
     /* Marked, but a 503 (not the emulator's answer about a rule) is no
      * sign it is gone: refused, the rule kept as it was. */
     atomic_store(&dbl.fail_status, 503);
@@ -1386,33 +1463,32 @@ test_lost_by_emulator(void)
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 503: "));
     CU_ASSERT_PTR_NULL(strstr(err, "DELETE again to settle it"));
-    CU_ASSERT(record_is(r2, "gone/lp0? gone/lp1"));
-    /* The DELETE again: its 500 settles the marked rule. */
-    int calls = dbl.n_calls;
+    CU_ASSERT(record_is(r2, "gone/lp1?"));
+    /* The DELETE again settles the marked rule. */
+    atomic_store(&dbl.fail_status, 0);
     ret = k->apply(r2, ch, 1, err, sizeof err);
     if (ret)
         fprintf(stderr, "a DELETE again of a rule the emulator lost: %d: "
                 "%s\n", ret, err);
     CU_ASSERT_EQUAL(ret, 0);
-    CU_ASSERT_EQUAL(dbl.n_calls, calls + 1);
-    CU_ASSERT(record_is(r2, "gone/lp1"));
+    CU_ASSERT(record_is(r2, ""));
 
     /* A held rule refused with another status stays held, unmarked:
      * a 503, and a 404 (the node unknown to the emulator). */
-    change(&ch[0], SB_DELETE, "gone/lp1", "", "", 0, 0);
+    change(&ch[0], SB_ADD, "gone/lp2", "r1-r2", "r2-r3", n_of(7, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    change(&ch[0], SB_DELETE, "gone/lp2", "", "", 0, 0);
+    atomic_store(&dbl.fail_status, 503);
     atomic_store(&dbl.fail_connect, 1);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
     CU_ASSERT_PTR_NULL(strstr(err, "DELETE again to settle it"));
-    CU_ASSERT(record_is(r2, "gone/lp1"));
+    CU_ASSERT(record_is(r2, "gone/lp2"));
     atomic_store(&dbl.fail_status, 0);
     atomic_store(&dbl.hide_r2, true);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ENOENT);
     CU_ASSERT_PTR_NULL(strstr(err, "DELETE again to settle it"));
     atomic_store(&dbl.hide_r2, false);
-    CU_ASSERT(record_is(r2, "gone/lp1"));
-    /* Its 500 then: marked, and settled by the next DELETE. */
-    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
-    CU_ASSERT(record_is(r2, "gone/lp1?"));
+    CU_ASSERT(record_is(r2, "gone/lp2"));
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
     CU_ASSERT(record_is(r2, ""));
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
@@ -1455,10 +1531,12 @@ static CU_TestInfo tests[] = {
     { "a lost DELETE: marked unknown, a DELETE again settles it",
       test_delete_lost },
     { "a lost undo: on record, unknown", test_undo_lost },
-    { "rules the emulator lost: marked unknown, a DELETE again settles",
+    { "rules the emulator lost: asked, one DELETE; else a DELETE again",
       test_lost_by_emulator },
     { "SB_REINSTALL: a lost rule back, the record as it was on failure",
       test_reinstall },
+    { "a removal of a rule it holds refused twice: kept on the record",
+      test_refused_removal_held },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
