@@ -466,52 +466,97 @@ lr_yang_chars(const char *s, uint32_t *cp, size_t max)
     return n;
 }
 
-/* Levenshtein's distance between a and b in characters, not bytes, up
- * to 63 characters each (more: INT_MAX), the edits that turn a
- * member's misspelling into its name: a slip of one letter is one edit
- * in any script (bytes counted 3 for 械 typed for 器, until
- * 2026-12-07). */
+/* The edits that turn a misspelling a into the name b, in characters,
+ * not bytes, up to 63 characters each (more: INT_MAX): Levenshtein's
+ * distance with two neighbours swapped counted as one edit, the
+ * "optimal string alignment" distance (Damerau, CACM 7(3), 1964;
+ * Boytsov, ACM JEA 16, 2011, section 2.2):
+ *
+ *   d(i, j) = min(d(i-1, j) + 1, d(i, j-1) + 1,
+ *                 d(i-1, j-1) + [a_i != b_j],
+ *                 d(i-2, j-2) + 1 when a_i = b_{j-1} and a_{i-1} = b_j)
+ *
+ * in O(|a| |b|) time, three rows kept.  A slip of one letter is one
+ * edit in any script (bytes counted 3 for 械 typed for 器, until
+ * 2026-12-07), and so is a slip of two keys struck in the wrong order:
+ * "prot" is one edit from "port", which the rule of struct lr_yang_near
+ * (fewer than half the characters) would refuse at two. */
 static int
 lr_yang_distance(const char *a, const char *b)
 {
     uint32_t ca[63], cb[63];
     size_t la = lr_yang_chars(a, ca, 63), lb = lr_yang_chars(b, cb, 63);
-    int row[64];
+    int rows[3][64];
 
     if (la > 63 || lb > 63)
         return INT_MAX;
     for (size_t j = 0; j <= lb; j++)
-        row[j] = (int) j;
+        rows[0][j] = (int) j;
     for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
+        int *row = rows[i % 3];
+        const int *up = rows[(i - 1) % 3], *up2 = rows[(i + 1) % 3];
         row[0] = (int) i;
         for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (ca[i - 1] != cb[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
+            int best = up[j - 1] + (ca[i - 1] != cb[j - 1]);
+            if (up[j] + 1 < best)
+                best = up[j] + 1;
             if (row[j - 1] + 1 < best)
                 best = row[j - 1] + 1;
+            if (i > 1 && j > 1 && ca[i - 1] == cb[j - 2]
+                && ca[i - 2] == cb[j - 1] && up2[j - 2] + 1 < best)
+                best = up2[j - 2] + 1;
             row[j] = best;
-            diag = up;
         }
     }
-    return row[lb];
+    return rows[la % 3][lb];
 }
 
-/* The schema node a misspelt member name is a slip of, found among
- * candidates offered one by one (lr_yang_near_offer()): the closest
- * sendable one (lr_yang_sendable()) within two edits, or none when
- * another is as close (of "netconf" and "restconf", "retconf" means
- * neither more than the other; the first met was suggested until
- * 2026-12-07). */
+/* What a misspelling 'value' is a slip of, found among candidates
+ * offered one by one (lr_yang_near_offer()), for every "did you mean"
+ * (a member name, a top-level member, a leafref's value): the one
+ * closest to it, when that takes two edits or fewer, fewer than half
+ * its characters (lr_yang_distance(): "ö1" is not "ä1", one letter of
+ * "X" makes any name of one letter, "xy" is not "to", "B200" is not
+ * "A100"), and no other is as close (of "netconf" and "restconf",
+ * "retconf" means neither more than the other; of "dc1", "dc2" and
+ * "dc3", "dc9" means none).  Until 2026-12-07 member names took any
+ * within two edits, so "xy" was told 'did you mean "to"?', and the
+ * first of two as close was suggested. */
 struct lr_yang_near {
-    const struct lysc_node *node;   /* NULL: none yet, or a tie */
+    const char *value;              /* the misspelling; borrowed */
+    const void *item;               /* NULL: none yet */
     int best;                       /* its distance; 3 until one is met */
     bool tie;                       /* another met is as close */
 };
 
-#define LR_YANG_NEAR_INIT { NULL, 3, false }
+#define LR_YANG_NEAR_INIT(value) { (value), NULL, 3, false }
+
+/* Offers 'item', named 'cand', to 'n' as what n's value may be a slip
+ * of; an item offered twice is one candidate, not a tie. */
+static void
+lr_yang_near_offer(struct lr_yang_near *n, const char *cand,
+                   const void *item)
+{
+    int d = lr_yang_distance(n->value, cand);
+    if (d < n->best) {
+        n->best = d;
+        n->item = item;
+        n->tie = false;
+    } else if (d == n->best && n->item && item != n->item) {
+        n->tie = true;
+    }
+}
+
+/* The item 'n' found, NULL when none is near enough (the rule above)
+ * or two are as close. */
+static const void *
+lr_yang_near_pick(const struct lr_yang_near *n)
+{
+    if (!n->item || n->tie
+        || 2 * (size_t) n->best >= lr_yang_chars(n->value, NULL, 0))
+        return NULL;
+    return n->item;
+}
 
 /* Whether a client or a file may send the schema node 'c': config
  * true data, or an operation's input (which has no config flag). */
@@ -521,27 +566,12 @@ lr_yang_sendable(const struct lysc_node *c)
     return c->flags & (LYS_CONFIG_W | LYS_IS_INPUT);
 }
 
-/* Offers the schema node 'c' to 'n' as what 'name' may be a slip of. */
+/* Offers the schema node 'c' to 'n' when it may be sent. */
 static void
-lr_yang_near_offer(struct lr_yang_near *n, const char *name,
-                   const struct lysc_node *c)
+lr_yang_near_offer_node(struct lr_yang_near *n, const struct lysc_node *c)
 {
-    int d = lr_yang_sendable(c) ? lr_yang_distance(name, c->name)
-                                : INT_MAX;
-    if (d < n->best) {
-        n->best = d;
-        n->node = c;
-        n->tie = false;
-    } else if (d == n->best && n->node) {
-        n->tie = true;
-    }
-}
-
-/* The node 'n' found, NULL when none is or two are as close. */
-static const struct lysc_node *
-lr_yang_near_node(const struct lr_yang_near *n)
-{
-    return n->tie ? NULL : n->node;
+    if (lr_yang_sendable(c))
+        lr_yang_near_offer(n, c->name, c);
 }
 
 /* The member name of the schema node 'c' as a JSON document sends it
@@ -562,9 +592,9 @@ lr_yang_member_name(const struct lysc_node *parent,
 /* Follows libyang's sentence lymsg (its final '.' dropped) with what
  * to send instead of the member 'name' among the schema nodes under
  * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
- * the one a slip of two edits or fewer makes ('did you mean "state-dir"?')
- * when no other is as close (lr_yang_near_offer()), else those there
- * are (lr_yang_sendable(): what a file or a client may send), 'what'
+ * the one it is a slip of ('did you mean "state-dir"?', struct
+ * lr_yang_near: two edits or fewer, fewer than half its characters, no
+ * other as close), else those there are (lr_yang_sendable(): what a file or a client may send), 'what'
  * taking them.  False, msg emptied, when the list does not fit or is
  * empty (an augmenting module has no top-level data of its own):
  * "takes ." would tell nothing. */
@@ -575,14 +605,14 @@ lr_yang_nearest_msg(const struct lysc_node *parent,
                     size_t size)
 {
     const struct lysc_node *c, *near;
-    struct lr_yang_near nearest = LR_YANG_NEAR_INIT;
+    struct lr_yang_near nearest = LR_YANG_NEAR_INIT(name);
     int len, ml = (int) strlen(lymsg) - 1;
     char qname[160];
 
     for (c = lys_getnext(NULL, parent, mod, 0); c;
          c = lys_getnext(c, parent, mod, 0))
-        lr_yang_near_offer(&nearest, name, c);
-    if ((near = lr_yang_near_node(&nearest))) {
+        lr_yang_near_offer_node(&nearest, c);
+    if ((near = lr_yang_near_pick(&nearest))) {
         len = snprintf(msg, size, "%.*s; did you mean \"%s\"?", ml, lymsg,
                        lr_yang_member_name(parent, near, qname,
                                            sizeof qname));
@@ -656,10 +686,9 @@ lr_yang_member_msg(const struct ly_ctx *ctx, const char *path,
 }
 
 /* libyang's sentence lymsg for the top-level member 'name' followed by
- * the top-level node of any implemented module a slip of two edits or
- * fewer makes of it, and no other as close, qualified ('did you mean
- * "ietf-network:networks"?'), into msg[size]; false, msg untouched,
- * when none does.  For a module
+ * the top-level node of any implemented module it is a slip of (struct
+ * lr_yang_near), qualified ('did you mean "ietf-network:networks"?'),
+ * into msg[size]; false, msg untouched, when none is.  For a module
  * with no top-level data (ietf-network-topology, lightrail-topology
  * only augment): the node meant is another module's. */
 static bool
@@ -668,7 +697,7 @@ lr_yang_top_any_msg(const struct ly_ctx *ctx, const char *name,
 {
     const struct lys_module *m;
     const struct lysc_node *near;
-    struct lr_yang_near n = LR_YANG_NEAR_INIT;
+    struct lr_yang_near n = LR_YANG_NEAR_INIT(name);
     uint32_t idx = 0;
     char qname[160];
 
@@ -678,9 +707,9 @@ lr_yang_top_any_msg(const struct ly_ctx *ctx, const char *name,
         for (const struct lysc_node *c = lys_getnext(NULL, NULL, m->compiled,
                                                      0);
              c; c = lys_getnext(c, NULL, m->compiled, 0))
-            lr_yang_near_offer(&n, name, c);
+            lr_yang_near_offer_node(&n, c);
     }
-    if (!(near = lr_yang_near_node(&n)))
+    if (!(near = lr_yang_near_pick(&n)))
         return false;
     int len = snprintf(msg, size, "%.*s; did you mean \"%s\"?",
                        (int) strlen(lymsg) - 1, lymsg,
@@ -947,34 +976,20 @@ lr_yang_ref_targets(const struct lyd_node *leaf,
            && !lyd_find_xpath(leaf, xpath, set);
 }
 
-/* The value among the nodes of 'set' that 'value' is a slip of: the one
- * closest to it, when that takes two edits or fewer, fewer than half
- * its characters (lr_yang_distance(): "ö1" is not "ä1", one letter of
- * "X" makes any name of one letter, "B200" is not "A100"), and no other
- * is as close (of "dc1", "dc2" and "dc3", "dc9" means none more than
- * the others).  NULL otherwise; borrowed from the tree. */
+/* The value among the nodes of 'set' that 'value' is a slip of
+ * (struct lr_yang_near), NULL when none is; borrowed from the tree. */
 static const char *
 lr_yang_ref_nearest(const struct ly_set *set, const char *value)
 {
-    const char *near = NULL;
-    int best = INT_MAX;
-    bool tie = false;
+    struct lr_yang_near n = LR_YANG_NEAR_INIT(value);
 
     for (uint32_t i = 0; i < set->count; i++) {
         const char *v = lyd_get_value(set->dnodes[i]);
-        int d = v ? lr_yang_distance(value, v) : INT_MAX;
-        if (d < best) {
-            best = d;
-            near = v;
-            tie = false;
-        } else if (d == best && v && near && strcmp(v, near)) {
-            tie = true;
-        }
+        /* A value held twice is one name, not two as close. */
+        if (v && !(n.item && !strcmp(v, n.item)))
+            lr_yang_near_offer(&n, v, v);
     }
-    if (!near || tie || best > 2
-        || 2 * (size_t) best >= lr_yang_chars(value, NULL, 0))
-        return NULL;
-    return near;
+    return lr_yang_near_pick(&n);
 }
 
 /* libyang's "Invalid leafref value "V" - no target instance "P" with the

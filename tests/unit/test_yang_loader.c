@@ -755,6 +755,58 @@ test_leafref_names(void)
     free(wide);
 }
 
+/* A member name that shares too little with any the schema has there
+ * is told the members there are, not one of them: the did-you-mean of
+ * a member takes a leafref's rule (fewer than half its characters
+ * changed); until 2026-12-07 "xy" was told 'did you mean "to"?' and
+ * "t" the same, though nothing of "xy" is in "to". */
+static void
+test_misspelt_far(void)
+{
+    size_t clen;
+    char *cluster = slurp(src("examples/clusters/metro.json"), &clen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cluster);
+#define AT "m: /lightrail-compute:compute/inter-dc-link[from='dc1'][to='dc2']"
+#define TAKES "not found as a child of \"inter-dc-link\" node; " \
+              "\"inter-dc-link\" takes from, to, bandwidth-gbps, " \
+              "latency-ms. (line "
+    static const struct {
+        const char *member, *want;
+    } cases[] = {
+        /* Both characters changed: not a slip. */
+        { "xy", AT ": Node \"xy\" " TAKES },
+        /* The one character changed: not a slip either. */
+        { "t", AT ": Node \"t\" " TAKES },
+        /* One of four changed: the one meant. */
+        { "frm", AT ": Node \"frm\" not found as a child of "
+          "\"inter-dc-link\" node; did you mean \"from\"? (line " },
+        /* Two keys swapped are one slip, not two of four characters. */
+        { "form", AT ": Node \"form\" not found as a child of "
+          "\"inter-dc-link\" node; did you mean \"from\"? (line " },
+    };
+#undef TAKES
+#undef AT
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char with[64], err[1024] = "";
+        snprintf(with, sizeof with, "\"latency-ms\": \"1\", \"%s\": 1",
+                 cases[i].member);
+        char *doc = replaced(cluster, "\"latency-ms\": \"1\"", with);
+        struct lr_cluster *c = NULL;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        CU_ASSERT_EQUAL(lr_yang_load_cluster_mem(ctx, doc, strlen(doc), "m",
+                                                 &c, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_PTR_NULL(c);
+        if (strncmp(err, cases[i].want, strlen(cases[i].want)))
+            fprintf(stderr, "\ncase %zu: want '%s...',\n  got '%s'\n", i,
+                    cases[i].want, err);
+        CU_ASSERT_NSTRING_EQUAL(err, cases[i].want, strlen(cases[i].want));
+        lr_cluster_free(c);
+        free(doc);
+    }
+    free(cluster);
+}
+
 /* A refused value of many-byte characters, longer than the message's
  * buffer: the number's refusal (its range and units after libyang's
  * sentence, which quotes the value whole) is cut at the start of a
@@ -1005,6 +1057,7 @@ static CU_TestInfo tests[] = {
     { "quoted number", test_quoted_number },
     { "misspelt members", test_misspelt_members },
     { "misspelt top-level members", test_misspelt_top },
+    { "misspelt, nothing near", test_misspelt_far },
     { "print golden", test_print_golden },
     { "print round trip", test_print_round_trip },
     { "print invalid", test_print_invalid },
