@@ -12,6 +12,30 @@
 #include "planner/lr_utf8.h"
 #include "planner/lr_util.h"
 
+/* The two-decimal text buf (as "%.2f" writes it) with a final 0 of
+ * its decimals dropped, as libyang's canonical decimal64 has it:
+ * "17.00" reads "17.0", "16.90" "16.9". */
+static void
+mod_hundredths_canonical(char *buf)
+{
+    size_t n = strlen(buf);
+    if (n >= 4 && buf[n - 3] == '.' && buf[n - 1] == '0')
+        buf[n - 1] = '\0';
+}
+
+void
+lr_mod_gosnr_text(double db, char *buf, size_t len)
+{
+    if (!isfinite(db)) {
+        snprintf(buf, len, "%g", db);
+        return;
+    }
+    snprintf(buf, len, "%.2f", db);
+    if (strtod(buf, NULL) > db)
+        snprintf(buf, len, "%.2f", strtod(buf, NULL) - 0.01);
+    mod_hundredths_canonical(buf);
+}
+
 /* The default table's OSNR threshold of the format 'name', NAN for a
  * format it does not have (lr_modulation.h says where the values come
  * from).  Only tables are asked for a threshold elsewhere, so that the
@@ -271,6 +295,25 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
                        LR_MOD_OSNR_MAX_DB);
             return EINVAL;
         }
+        /* A measured gOSNR is kept and shown cut to hundredths
+         * (lr_mod_gosnr_text(): GET's gosnr, a where on it, the
+         * mismatch): against a finer threshold, 16.995, a measurement
+         * of 16.996 passes while it reads 16.99, below it.  At
+         * hundredths the two always agree. */
+        char two[32], below[32], above[32];
+        snprintf(two, sizeof two, "%.2f", db);
+        if (strtod(two, NULL) != db) {
+            lr_mod_gosnr_text(db, below, sizeof below);
+            snprintf(above, sizeof above, "%.2f",
+                     strtod(below, NULL) + 0.01);
+            mod_hundredths_canonical(above);
+            lr_set_err(err, errlen, "line %d: format '%s': column %d, "
+                       "minimum_osnr, is '%s': give it in hundredths of a "
+                       "dB at most (%s or %s), as a measured gOSNR is kept "
+                       "and shown", lineno, name, osnr_col + 1,
+                       field[osnr_col], below, above);
+            return EINVAL;
+        }
     } else
         db = mod_default_osnr_db(name);
     t->f[t->n - 1].osnr_db = db;
@@ -443,11 +486,13 @@ lr_mod_sized(const struct lr_modtable *t, const char *name,
 
 /* 'x' below 't' (both finite, x < t) as two decimal texts into a[len]
  * and b[len] that read so: 't' with the fewest decimals (one at
- * least) that give it back, as the modulation table's
- * CSV wrote it, and 'x' with the fewest (as many at least) at which
- * its text is below that.  A fixed count misleads both ways: 16.996 at
- * two decimals reads "17.00 below 17.0", and 17.03 against a threshold
- * of 17.04 at one reads "17.03 below 17.0". */
+ * least) that give it back, as the modulation table's CSV wrote it
+ * (two at most: modcsv_row()), and 'x' as GET's gosnr shows it, cut to
+ * hundredths (lr_mod_gosnr_text()), which is below 't' whenever x is.
+ * A fixed count misleads: 16.996 at two decimals rounded reads "17.00
+ * below 17.0", and 17.03 against a threshold of 17.04 at one reads
+ * "17.03 below 17.0"; until 2026-12-07 16.996 was said "16.996" while
+ * GET showed 16.99. */
 static void
 lr_mod_say_below(double x, double t, char *a, char *b, size_t len)
 {
@@ -455,10 +500,7 @@ lr_mod_say_below(double x, double t, char *a, char *b, size_t len)
     snprintf(b, len, "%.1f", t);
     while (d < 17 && strtod(b, NULL) != t)
         snprintf(b, len, "%.*f", ++d, t);
-    double tb = strtod(b, NULL);
-    snprintf(a, len, "%.*f", d, x);
-    while (d < 17 && !(strtod(a, NULL) < tb))
-        snprintf(a, len, "%.*f", ++d, x);
+    lr_mod_gosnr_text(x, a, len);
 }
 
 int

@@ -138,7 +138,10 @@ int lr_mod_judge(const struct lr_modtable *t, const char *name,
  * character, C0, DEL or C1 (U+0080..U+009F), since names are printed
  * into JSON and logs).  A column
  * minimum_osnr anywhere after them gives each format its OSNR
- * threshold; a format whose cell is empty, or a file
+ * threshold, in dB from LR_MOD_OSNR_MIN_DB to LR_MOD_OSNR_MAX_DB and in
+ * hundredths at most (16.995 is refused: a measured gOSNR is shown in
+ * hundredths, lr_mod_gosnr_text(), and 16.996 would read 16.99 and pass
+ * it; taken until 2026-12-07); a format whose cell is empty, or a file
  * without the column, takes the default table's threshold of the same
  * name (so a reach-only file keeps the documented values of BPSK..16QAM)
  * and has none (NAN) when the default has no such format.  Returns 0,
@@ -197,11 +200,22 @@ int lr_mod_sized(const struct lr_modtable *t, const char *name,
  * below the threshold, 'why' (NULL: not written) then "measured 14.2
  * dB at provisioning, below 16QAM's 15.0 dB threshold in the modulation
  * table" (the threshold with the decimals that give it back, one at
- * least; the measurement with as many, and more while it would not
- * read below it: "16.996 ... 17.0", "17.03 ... 17.04").  Compared as the provisioning's check
- * compares (sb_driver.h check_lightpath): a margin of 0 is received. */
+ * least; the measurement as lr_mod_gosnr_text() has it, as GET shows
+ * it: "16.99 ... 17.0" for 16.996, "17.03 ... 17.04").  Compared as
+ * the provisioning's check compares (sb_driver.h check_lightpath): a
+ * margin of 0 is received. */
 int lr_mod_received(const struct lr_modtable *t, const char *name,
                     double gosnr_db, char *why, size_t whylen);
+
+/* A measured gOSNR 'db' as the controller shows and says it, into
+ * buf[len] (32 bytes suffice for any finite number): cut to hundredths,
+ * never rounded up, a final 0 of the two decimals dropped as libyang's
+ * canonical decimal64 drops it ("16.99" for 16.996, "17.0" for 17,
+ * "16.29" for 16.29, not "16.28" by its binary form).  A table's
+ * threshold has two decimals at most (lr_modtable_parse_csv()), so
+ * this text is below it exactly when 'db' is.  A number not finite is
+ * written as "%g" writes it. */
+void lr_mod_gosnr_text(double db, char *buf, size_t len);
 
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in
  * 0..INT_MAX: a need beyond INT_MAX (or a NaN rate) reads INT_MAX, more

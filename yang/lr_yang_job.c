@@ -485,18 +485,16 @@ lr_yang_job_time(int64_t ms, char *buf, size_t size)
              tm.tm_min, tm.tm_sec, frac);
 }
 
-/* Leaf gosnr under 'l': 'db' cut to hundredths, never rounded up, so
- * that what GET shows, a where on it and a mismatch saying it is below
- * a threshold agree (16.996 dB against 17 reads 16.99, not 17.0).  A
- * value whose two-decimal text reads back as itself is kept as is:
- * 16.29 is not cut to 16.28 by its binary form. */
+/* Leaf gosnr under 'l': 'db' cut to hundredths, never rounded up
+ * (lr_mod_gosnr_text()), so that what GET shows, a where on it and a
+ * mismatch saying it is below a threshold agree (16.996 dB against 17
+ * reads 16.99, not 17.0), and, a table's thresholds having two decimals
+ * at most, so does every judgement (lr_mod_received()). */
 static LY_ERR
 job_gosnr_leaf(struct lyd_node *l, const struct lys_module *mod, double db)
 {
     char text[64];
-    snprintf(text, sizeof text, "%.2f", db);
-    if (strtod(text, NULL) > db)
-        snprintf(text, sizeof text, "%.2f", strtod(text, NULL) - 0.01);
+    lr_mod_gosnr_text(db, text, sizeof text);
     return lyd_new_term(l, mod, "gosnr", text, 0, NULL);
 }
 
