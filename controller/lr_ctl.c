@@ -2150,14 +2150,19 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
  * reach and a threshold of at most 17.0 dB back, or DELETE"): a
  * format's spectral efficiency, reach or threshold alone is no format
  * missing.  The threshold's is the measurement cut down to a tenth of
- * a dB, which the table then passes (mod_tenth_below()).  A name no
+ * a dB, which the table then passes (mod_tenth_below()); the spectral
+ * efficiency's the range that sizes the slots the lightpath holds
+ * (lr_mod_se_range(): "a spectral efficiency of 4 to 4.57 bits per
+ * symbol", the least the one it was planned with when its rate fills
+ * them; the lightpath keeps no SE of its own; until 2026-12-07 "its
+ * spectral efficiency", no number).  A name no
  * table may hold, or none, or a measurement below every threshold a
  * table takes, has DELETE alone. */
 static void
 mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
              size_t len)
 {
-    char part[3][64], at_most[32];
+    char part[3][96], at_most[32], lo[16], hi[16];
     int n = 0;
     /* A name that is no text (a store's from before the table refused
      * control characters) no table can be given back: a CSV holding it
@@ -2191,8 +2196,21 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
     }
     if (bits & LR_MOD_REACH)
         snprintf(part[n++], sizeof part[0], "its reach");
-    if (bits & LR_MOD_SLOTS)
+    if ((bits & LR_MOD_SLOTS)
+        && lr_mod_se_range(lp->capacity_gbps, lp->m, LR_JOB_GUARD_SLOTS, lo,
+                           hi, sizeof lo))
+        /* No SE a table takes sizes them (a store's slot count no
+         * planner made): none to name. */
         snprintf(part[n++], sizeof part[0], "its spectral efficiency");
+    else if ((bits & LR_MOD_SLOTS) && !hi[0])
+        snprintf(part[n++], sizeof part[0], "a spectral efficiency of at "
+                 "least %s bits per symbol", lo);
+    else if ((bits & LR_MOD_SLOTS) && !strcmp(lo, hi))
+        snprintf(part[n++], sizeof part[0], "a spectral efficiency of %s "
+                 "bits per symbol", lo);
+    else if (bits & LR_MOD_SLOTS)
+        snprintf(part[n++], sizeof part[0], "a spectral efficiency of %s "
+                 "to %s bits per symbol", lo, hi);
     if (bits & LR_MOD_GOSNR) {
         mod_tenth_below(lp->gosnr_db, at_most, sizeof at_most);
         snprintf(part[n++], sizeof part[0], "a threshold of at most %s dB",
@@ -2229,7 +2247,7 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
         if (!bits)
             continue;
         n++;
-        char back[256 + LR_MOD_NAME_MAX], fmt[LR_MOD_NAME_ESC_MAX];
+        char back[3 * 96 + 64 + LR_MOD_NAME_MAX], fmt[LR_MOD_NAME_ESC_MAX];
         mod_way_back(lp, bits, back, sizeof back);
         /* A name a store kept from before the table refused control
          * characters would reach the log as it is: escaped. */

@@ -231,7 +231,7 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
     int n = modcsv_split(line, field);
     double r, s, db = NAN;
     if (n < 3 || lr_parse_double(field[1], 1e-9, 1e9, &r)
-        || lr_parse_double(field[2], 1e-9, 64, &s)) {
+        || lr_parse_double(field[2], 1e-9, LR_MOD_SE_MAX, &s)) {
         lr_set_err(err, errlen, "line %d: expected name,maximum_length,"
                    "spectral_efficiency as the header names them: a reach "
                    "in km (up to 1e9) and bits per symbol (up to 64), both "
@@ -562,6 +562,76 @@ lr_mod_judge(const struct lr_modtable *t, const char *name,
         }
     }
     return bits;
+}
+
+/* Whether the SE written 'text' sizes 'm' slots for 'rate_gbps' with
+ * 'guard' and is one a table takes, '*v' its value. */
+static bool
+mod_se_sizes(const char *text, double rate_gbps, int m, int guard,
+             double *v)
+{
+    struct lr_modformat f = { .se = strtod(text, NULL) };
+    *v = f.se;
+    return f.se > 0 && f.se <= LR_MOD_SE_MAX
+           && lr_mod_slots(&f, rate_gbps, guard) == m;
+}
+
+/* The SE nearest 'x' on the side 'up' (true: at or above x, false: at
+ * or below) with the fewest decimals from 'd0' to six that sizes 'm'
+ * slots, and, when 'above' is not NULL, is above it, into buf[len],
+ * its final zeros of decimals dropped; false when none does.  The
+ * nearest at each count of decimals is tried before those on the side
+ * asked for (4 rather than 5 for 4.0000000001), and the next one out
+ * after the first: the upper end of the range is not in it, and 3.2,
+ * its floor at any count of decimals, sizes another count. */
+static bool
+mod_se_text(double x, bool up, int d0, double rate_gbps, int m, int guard,
+            const double *above, char *buf, size_t len)
+{
+    double p = pow(10, d0), v;
+    for (int d = d0; d <= 6; d++, p *= 10) {
+        double side = up ? ceil(x * p) / p : floor(x * p) / p;
+        double next = up ? side + 1 / p : side - 1 / p;
+        for (int k = 0; k < 3; k++) {
+            snprintf(buf, len, "%.*f", d, k == 0 ? x : k == 1 ? side : next);
+            if (mod_se_sizes(buf, rate_gbps, m, guard, &v)
+                && (!above || v > *above)) {
+                size_t n = strlen(buf);
+                while (strchr(buf, '.') && buf[n - 1] == '0')
+                    buf[--n] = '\0';
+                if (buf[n - 1] == '.')
+                    buf[--n] = '\0';
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+int
+lr_mod_se_range(double rate_gbps, int m, int guard, char *lo, char *hi,
+                size_t len)
+{
+    int data = m - guard;
+    double v;
+    lo[0] = hi[0] = '\0';
+    if (!(rate_gbps > 0) || !isfinite(rate_gbps) || data < 1)
+        return EDOM;
+    double least = rate_gbps / (LR_SLOT_GHZ * data);
+    /* Two decimals at least at either end: "3.47 to 5.19" for
+     * [3.466..., 5.2), not "4 to 5" nor "4 to 4" for [4, 4.571...);
+     * final zeros dropped, "4" for 4.00. */
+    if (!mod_se_text(least, true, 2, rate_gbps, m, guard, NULL, lo, len)) {
+        lo[0] = '\0';
+        return ERANGE;
+    }
+    v = strtod(lo, NULL);
+    if (data == 1 || rate_gbps / (LR_SLOT_GHZ * (data - 1)) > LR_MOD_SE_MAX)
+        return 0;
+    if (!mod_se_text(rate_gbps / (LR_SLOT_GHZ * (data - 1)), false, 2,
+                     rate_gbps, m, guard, &v, hi, len))
+        snprintf(hi, len, "%s", lo);
+    return 0;
 }
 
 int

@@ -52,6 +52,10 @@
 #define LR_MOD_OSNR_MIN_DB 0.0
 #define LR_MOD_OSNR_MAX_DB 50.0
 
+/* The greatest spectral efficiency, bits per symbol, a table's CSV
+ * takes. */
+#define LR_MOD_SE_MAX 64.0
+
 struct lr_modformat {
     char name[LR_MOD_NAME_MAX];
     double reach_km;
@@ -189,6 +193,26 @@ int lr_mod_fits(const struct lr_modtable *t, const char *name,
 int lr_mod_sized(const struct lr_modtable *t, const char *name,
                  double rate_gbps, int m, int guard, char *why,
                  size_t whylen);
+
+/* The spectral efficiencies, in bits per symbol, at which lr_mod_slots()
+ * sizes 'm' slots ('guard' of them the guard band) for 'rate_gbps', as
+ * a modulation table's CSV would give them, into lo[len] and hi[len]
+ * (16 bytes suffice): the least and the greatest of that range written
+ * with two decimals, or more (six at most) where two do not size 'm',
+ * final zeros dropped ("4", "4.57").
+ * The range is [rate / (12.5 (m - guard)), rate / (12.5 (m - guard -
+ * 1))), the upper end not in it, and LR_MOD_SE_MAX at most: hi is
+ * empty when every SE from lo up to LR_MOD_SE_MAX sizes 'm' (one slot
+ * of data: no upper end), and equals lo when one text alone does.
+ * Returns 0; EDOM, lo and hi emptied, when the rate is not a positive
+ * number or 'm' holds no slot beyond the guard band; ERANGE when no SE
+ * a table takes (up to LR_MOD_SE_MAX) sizes 'm'.  For the way back of
+ * a stored lightpath whose format's SE changed in the table (lr_ctl.c):
+ * the lightpath keeps no SE of its own, and any of these gives it its
+ * slots back (the least is the one it was planned with when the rate
+ * fills its slots, 400 Gb/s in 8 at 4). */
+int lr_mod_se_range(double rate_gbps, int m, int guard, char *lo, char *hi,
+                    size_t len);
 
 /* Whether a lightpath of the format named 'name' whose receiver
  * measured 'gosnr_db' when it was provisioned is still received by

@@ -106,7 +106,14 @@ start_daemon || { notok "lightraild did not start on a table with $fmt at SE $se
 want="it holds $m1 slots for $rate1 Gb/s where the modulation table's $fmt, at $se bits per symbol"
 grep -q -F "job j1: lightpath 1 (" "$D/log" \
     && grep -q -F "$want" "$D/log" \
-    && grep -q -F "sizes $m2 (guard band included): kept as stored, no device reprogrammed; give $fmt its spectral efficiency back" "$D/log" \
+    && grep -q -F "sizes $m2 (guard band included): kept as stored, no device reprogrammed; give $fmt a spectral efficiency of " "$D/log" \
+    && sed -n "s/.*give $fmt a spectral efficiency of \(.*\) bits per symbol back, or DELETE.*/\1/p" "$D/log" \
+       | awk -v se="$(awk -v s="$se" 'BEGIN { print s * 2 }')" '
+           # "X to Y", "at least X" or "X": the SE it was planned with
+           # (twice the halved one) among them.
+           NR == 1 { lo = $1; hi = $NF; if ($1 == "at") { lo = $3; hi = 64 }
+                     ok = lo + 0 <= se + 0 && se + 0 <= hi + 0 }
+           END { exit !ok }' \
     && ok "the start says j1's slots differ from the table's: $(grep -F 'job j1: lightpath 1 (' "$D/log")" \
     || notok "no word of j1's slots ($m1 held, $m2 in the table): $(cat "$D/log")"
 api GET "$JOBS/job=j1"

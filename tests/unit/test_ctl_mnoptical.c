@@ -412,6 +412,26 @@ test_measured_gosnr_judged_at_start(void)
     free(report);
     lr_ctl_free(c);
 
+    /* Its spectral efficiency changed alone: the way back names the
+     * SEs that size the 12 slots it holds (11 and a guard slot for 400
+     * Gb/s: from 400 / (12.5 x 11) up to 400 / (12.5 x 10), not
+     * included), the one it was planned with (3) among them; it said
+     * "give 8QAM its spectral efficiency back" before, no number. */
+    t = table_8qam(17);
+    t.f[q].se = 2;
+    CU_ASSERT_EQUAL(restart_judged(&c, &t, &report), 2);
+    want = "it holds 12 slots for 400 Gb/s where the modulation table's "
+           "8QAM, at 2 bits per symbol (25 Gb/s per slot), sizes 17 (guard "
+           "band included): kept as stored, no device reprogrammed; give "
+           "8QAM a spectral efficiency of 2.91 to 3.19 bits per symbol back, "
+           "or "
+           "DELETE the job and submit it again to plan it with this table";
+    if (!report || !strstr(report, want))
+        fprintf(stderr, "SE 2: %s\n", report ? report : "(null)");
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    free(report);
+    lr_ctl_free(c);
+
     /* At the measurement, and below it: received, nothing listed. */
     t = table_8qam(17);
     CU_ASSERT_EQUAL(restart_judged(&c, &t, &report), 0);

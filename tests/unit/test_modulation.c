@@ -655,7 +655,56 @@ test_received(void)
     CU_ASSERT_EQUAL(lr_mod_received(&t, "", 3, NULL, 0), ENOENT);
 }
 
+/* The spectral efficiencies that size a stored lightpath's slots
+ * (the way back when its format's SE changed in the table):
+ * [rate / (12.5 (m - guard)), rate / (12.5 (m - guard - 1))), each end
+ * with two decimals or more, one that sizes the slots. */
+static void
+test_se_range(void)
+{
+    static const struct {
+        double rate;
+        int m, guard, rc;
+        const char *lo, *hi;
+    } cases[] = {
+        { 400, 9, 1, 0, "4", "4.57" },        /* planned at 4: the least */
+        { 400, 12, 1, 0, "2.91", "3.19" },    /* 3.2 itself sizes 11 */
+        { 130, 4, 1, 0, "3.47", "5.19" },     /* not "4": 3.47 sizes 4 */
+        { 150, 5, 1, 0, "3", "3.99" },
+        { 100, 9, 1, 0, "1", "1.14" },
+        { 400, 3, 1, 0, "16", "31.99" },
+        /* Up to what a table takes (64): no upper end to name. */
+        { 1000, 3, 1, 0, "40", "" },
+        { 100, 2, 1, 0, "8", "" },            /* one slot of data */
+        { 1e6, 2, 1, ERANGE, "", "" },        /* 80000 bits per symbol */
+        { 400, 1, 1, EDOM, "", "" },          /* the guard band alone */
+        { 0, 9, 1, EDOM, "", "" },
+        { NAN, 9, 1, EDOM, "", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char lo[16] = "x", hi[16] = "x";
+        int rc = lr_mod_se_range(cases[i].rate, cases[i].m, cases[i].guard,
+                                 lo, hi, sizeof lo);
+        if (rc != cases[i].rc || strcmp(lo, cases[i].lo)
+            || strcmp(hi, cases[i].hi))
+            fprintf(stderr, "case %zu: %d '%s' '%s'\n", i, rc, lo, hi);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        CU_ASSERT_STRING_EQUAL(lo, cases[i].lo);
+        CU_ASSERT_STRING_EQUAL(hi, cases[i].hi);
+        /* Each end named sizes the slots, as the table would read it. */
+        for (int k = 0; k < 2; k++) {
+            const char *s = k ? hi : lo;
+            if (!*s)
+                continue;
+            struct lr_modformat f = { .se = strtod(s, NULL) };
+            CU_ASSERT_EQUAL(lr_mod_slots(&f, cases[i].rate, cases[i].guard),
+                            cases[i].m);
+        }
+    }
+}
+
 static CU_TestInfo tests[] = {
+    { "the SEs that size a lightpath's slots", test_se_range },
     { "a stored format judged by name and reach", test_fits },
     { "a measured gOSNR judged by the table's threshold", test_received },
     { "a stored slot count judged by the table's SE", test_sized },
