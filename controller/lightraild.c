@@ -328,9 +328,10 @@ struct daemon {
     struct event *sighup;         /* reloads the ppo policy, TLS files */
     struct event *releases;       /* RELEASEs to the agents queued */
     /* At the earliest next update of coordinator/crl's CRLs still to come
-     * (crl_arm()); not pending without one. */
+     * or notAfter of a kept connection's chain (crl_arm()); not pending
+     * without one. */
     struct event *crl_next;
-    time_t crl_at;                /* the next update it waits for */
+    time_t crl_at;                /* the time it waits for; 0: none */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -439,22 +440,38 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
  * (lr_ctl_agents_crl_next()): the earliest next update still to come of
  * the CRLs they are checked against, or notAfter of a kept connection's
  * peer chain (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead):
- * at start, and whenever the CRLs may have changed (a reload, a PUT of
- * the network) or the connections have just been judged.  With none
- * (d->crl_at 0) it still looks again LR_TLS_CRL_RECHECK_S on: a plan
- * connects to the agents on the planner's thread, which tells the owner
- * nothing, and the chain of that connection may expire first. */
+ * at start, whenever the CRLs may have changed (a reload, a PUT of the
+ * network), the connections have just been judged, or the agents are
+ * back from the planner's thread (on_agents_back(): a plan may have
+ * made a connection there).  With none (no CRL with a next update, no
+ * connection kept) the timer rests, as the agent's does: nothing can go
+ * stale or expire until one of those arms it again.  A time the wall
+ * clock has passed and the timer has not judged yet stays (d->crl_at):
+ * the CRL gone stale then is no longer counted by
+ * lr_ctl_agents_crl_next(), and a re-arm must not forget it. */
 static void
 crl_arm(struct daemon *d)
 {
     if (!d->crl_next)
         return;
     evtimer_del(d->crl_next);
-    time_t at = lr_ctl_agents_crl_next(d->ctl);
-    d->crl_at = at;
-    struct timeval tv = { at ? lr_tls_crl_wait(at, time(NULL))
-                             : LR_TLS_CRL_RECHECK_S, 0 };
+    time_t now = time(NULL);
+    if (!d->crl_at || d->crl_at > now)
+        d->crl_at = lr_ctl_agents_crl_next(d->ctl);
+    if (!d->crl_at)
+        return;
+    struct timeval tv = { lr_tls_crl_wait(d->crl_at, now), 0 };
     evtimer_add(d->crl_next, &tv);
+}
+
+/* crl_arm() after the connections were judged (or the files read again,
+ * or the network replaced, which judges them too): a time passed is
+ * done with. */
+static void
+crl_rearm(struct daemon *d)
+{
+    d->crl_at = 0;
+    crl_arm(d);
 }
 
 /* A CRL of coordinator/crl went stale, or a certificate of a kept
@@ -469,6 +486,7 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
     struct daemon *d = arg;
     (void) fd;
     (void) what;
+    d->app->tls_timer_wakes++;
     if (d->stopping)
         return;
     if (!d->crl_at || time(NULL) < d->crl_at)
@@ -493,7 +511,16 @@ on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
         lr_log(LR_LOG_WARN, "%.*s", n, line);
         line += n + (end != NULL);
     }
-    crl_arm(d);
+    crl_rearm(d);
+}
+
+/* The planner handed the agents back, or an admission planned with them
+ * on the loop (nb_app.agents_back): a connection made meanwhile may have
+ * the chain that expires first. */
+static void
+on_agents_back(void *arg)
+{
+    crl_arm(arg);
 }
 
 /* A PUT replaced the network, whose agents read coordinator/crl anew
@@ -501,7 +528,7 @@ on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
 static void
 on_agents_renewed(void *arg)
 {
-    crl_arm(arg);
+    crl_rearm(arg);
 }
 
 /* The coordinator's TLS files were read again (nb_app.tls_reloaded):
@@ -514,7 +541,10 @@ on_tls_reloaded(void *arg, const char *how, int rc, const char *report,
     struct daemon *d = arg;
     if (rc == ENOENT)
         return;
-    crl_arm(d);
+    if (rc)
+        crl_arm(d);
+    else
+        crl_rearm(d);
     if (rc) {
         lr_log(LR_LOG_WARN, "%s: the coordinator's TLS files are not read "
                "again, those loaded before stay: %s%s", how, err,
@@ -1071,6 +1101,8 @@ main(int argc, char **argv)
     app.tls_rechecked_arg = &d;
     app.agents_renewed = on_agents_renewed;
     app.agents_renewed_arg = &d;
+    app.agents_back = on_agents_back;
+    app.agents_back_arg = &d;
     app.ppo_rechecked = on_ppo_rechecked;
     app.ppo_rechecked_arg = &d;
     app.agent_changed = on_agent_changed;

@@ -785,8 +785,8 @@ lr_ctl_agents_crl_next(const struct lr_ctl *c)
         if (t && (!first || t < first))
             first = t;
         /* A plan in flight makes and closes the connections: their
-         * chains are read when the agents are back (the timer looks
-         * again within LR_TLS_CRL_RECHECK_S). */
+         * chains are read when the agents are back (the owner asks
+         * again then: nb_app.agents_back). */
         if (c->agent[k] && !c->agents_lent)
             first = lr_agent_party_judge_at(c->agent[k], first);
     }

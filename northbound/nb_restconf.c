@@ -621,6 +621,17 @@ recheck_tls_now(struct nb_app *app)
     agents_watch(app);                /* those it closed are down */
 }
 
+/* The agents are the loop's again after a plan, RELEASEs or an
+ * admission that planned with them: the connections they keep may have
+ * changed (app->agents_back), and so may what each agent is seen as. */
+static void
+agents_back(struct nb_app *app)
+{
+    if (app->agents_back)
+        app->agents_back(app->agents_back_arg);
+    agents_watch(app);
+}
+
 /* The planner is done with a plan: on the loop again. */
 static void
 plan_done(void *cookie, struct lr_ctl_op *op)
@@ -629,6 +640,7 @@ plan_done(void *cookie, struct lr_ctl_op *op)
     struct nb_app *app = w->app;
     lr_ctl_plan_end(app->ctl, op);
     app->plan_busy = false;
+    agents_back(app);
     plan_next(app);
 }
 
@@ -639,6 +651,7 @@ releases_done(void *cookie, struct lr_ctl_op *op)
     struct nb_app *app = cookie;
     lr_ctl_release_end(app->ctl, op);
     app->plan_busy = false;
+    agents_back(app);
     plan_next(app);
 }
 
@@ -656,6 +669,7 @@ releases_next(struct nb_app *app)
     }
     lr_ctl_op_run(op);                /* no memory to queue it: here */
     lr_ctl_release_end(app->ctl, op);
+    agents_back(app);
 }
 
 void
@@ -724,6 +738,7 @@ plan_next(struct nb_app *app)
             }
             lr_ctl_op_run(op);        /* no memory to queue it: here */
             lr_ctl_plan_end(app->ctl, op);
+            agents_back(app);
             continue;
         }
         app->planning = w->next;
@@ -731,7 +746,7 @@ plan_next(struct nb_app *app)
             app->planning_tail = &app->planning;
         app->n_planning--;
         submit_deferred(app, w->pending, &w->in, NULL);
-        agents_watch(app);            /* it may have planned with them */
+        agents_back(app);             /* it may have planned with them */
         free(w);
     }
 }
@@ -1860,6 +1875,14 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         c->failures, c->deletes, c->reconciles, c->drift, c->reinstalled,
         app->periodic_reconciles, app->periodic_reconcile_failures,
         app->periodic_reconcile_skips);
+    put(&buf, &len, &cap,
+        "# HELP lightrail_tls_timer_wakes_total Wakes of the timer that "
+        "judges the connections kept to the agents again (a CRL's next "
+        "update, a peer certificate's notAfter, the wall clock read "
+        "every 10 s meanwhile); it rests while there is nothing to "
+        "judge.\n"
+        "# TYPE lightrail_tls_timer_wakes_total counter\n"
+        "lightrail_tls_timer_wakes_total %llu\n", app->tls_timer_wakes);
     put(&buf, &len, &cap,
         "# HELP lightrail_ppo_decisions_total Intents for algorithm ppo, by "
         "what planned them: the policy's candidate, the policy's refusal, "

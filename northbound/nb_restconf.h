@@ -160,6 +160,17 @@ struct nb_app {
                           const char *err);
     void *tls_rechecked_arg;
     bool crl_due;
+    /* Called when the agents are the loop's again after a plan or
+     * RELEASEs on the planner's thread, or an admission that planned
+     * with them on the loop: a connection may have been made (or
+     * closed) that the planner's thread tells nobody of, whose chain's
+     * notAfter may be the next time to judge (lr_ctl_agents_crl_next()),
+     * or NULL: lightraild arms its timer again.  'tls_timer_wakes' is
+     * counted by lightraild's timer (each wake, judging or not), /metrics'
+     * lightrail_tls_timer_wakes_total. */
+    void (*agents_back)(void *arg);
+    void *agents_back_arg;
+    unsigned long long tls_timer_wakes;
     /* Called when a PUT of the topology or inventory replaced the
      * network, whose agents' parties read coordinator/crl anew (its next
      * update may have changed: lr_ctl_agents_crl_next()), or NULL. */

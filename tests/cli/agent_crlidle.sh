@@ -1,0 +1,94 @@
+#!/bin/sh
+# lightraild's timer that judges the connections kept to the agents
+# (a CRL's next update, a peer chain's notAfter) rests while there is
+# nothing to judge, and is armed when the planner hands the agents back
+# with a connection kept (docs/controller.md, the coordinator's `crl`).
+# Its wakes are counted in /metrics (lightrail_tls_timer_wakes_total):
+#   a. a coordinator without a CRL, dc2's agent down at start (the
+#      start's KEEP finds none): no connection is kept, and over 25 s
+#      (2.5 times the timer's 10 s cap, at which it used to wake all
+#      the same) the timer never wakes;
+#   b. dc2's agent up, j1 planned with it on the planner's thread,
+#      which leaves its connection kept, with dc2's chain (notAfter a
+#      day ahead) and tells the loop only by handing the agents back:
+#      the timer wakes again, within 25 s (awaited, bounded).
+# Asserts counts, no timing.  The agent and lightraild are stopped by
+# their PID, never by name.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
+
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+{ mk_ca ca && mk_cert ca dc2 dc2 && mk_cert ca coordinator coordinator; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+
+agent_file dc2 4 311.111 0.45 80 45.678
+# The agent's port, free again once it stops: dc2 is down at start.
+start_agent probe "$A/dc2.json" || { notok "agent did not start"; lr_summary; exit; }
+IPORT=$APORT
+stop_agent "$APID"
+. "${srcdir:-.}/tests/cli/daemon.sh"
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
+jq --argjson p "$IPORT" '
+  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
+      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
+  | .["lightrail-compute:compute"].dc |= map(
+      if .name == "dc2" then
+        . + {"device-type": "placeholder", "device-count": 1,
+             "intra-dc-bandwidth-gbytes-per-s": "1",
+             "intra-dc-latency-us": "0",
+             "remote": {"address": "127.0.0.1", "port": $p}}
+      else . end)' "$METRO" > "$D/cluster.json"
+jq --arg c "$C" '.["lightrail-config:lightraild"] += {
+    "cluster-file": "cluster.json",
+    "coordinator": {"certificate": ($c + "/coordinator.pem"),
+                    "key": ($c + "/coordinator.key"),
+                    "ca": ($c + "/ca.pem")}}' \
+    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+
+metric() {
+    api GET /metrics
+    awk -v n="$1" '$1 == n { print $2 }' "$tmp/body"
+}
+wakes() { metric lightrail_tls_timer_wakes_total; }
+
+if start_daemon; then
+    # ---- a. nothing to judge: no wake ----
+    sleep 25
+    w0=$(wakes)
+    if grep -q '^# TYPE lightrail_tls_timer_wakes_total counter$' "$tmp/body" &&
+       grep -q '^# HELP lightrail_tls_timer_wakes_total ' "$tmp/body" &&
+       [ "$w0" = 0 ] && grep -q 'agent dc2.*KEEP of 0 job(s) not sent' "$D/log"; then
+        ok "lightraild: no CRL, no connection kept: the timer did not wake in 25 s"
+    else
+        notok "lightraild: no CRL, no connection kept: the timer woke '$w0' times in 25 s; $(grep 'agent dc2' "$D/log" | head -2)"
+    fi
+    # ---- b. a connection kept: the timer wakes again ----
+    LISTEN=127.0.0.1:$IPORT start_agent idle "$A/dc2.json" ||
+        { notok "agent did not start again on port $IPORT: $(tail -3 "$A/idle.log")"; stop_daemon; lr_summary; exit; }
+    IPID=$APID
+    printf '{"lightrail-job:job":[{"name":"j1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
+        > "$tmp/j1.json"
+    api POST "$JOBS" "$tmp/j1.json"
+    api GET "$JOBS/job=j1"
+    j1=$(jq -r '.["lightrail-job:job"][0].state.phase' "$tmp/body")
+    until=$(($(date +%s) + 25))
+    w1=$(wakes)
+    while [ "$(date +%s)" -le $until ] && [ "$w1" = "$w0" ]; do
+        sleep 0.5
+        w1=$(wakes)
+    done
+    if [ "$j1" = active ] && [ -n "$w1" ] && [ "$w1" -gt "$w0" ]; then
+        ok "lightraild: a connection kept since j1: the timer wakes again ($w0 -> $w1)"
+    else
+        notok "lightraild: j1 $j1 kept dc2's connection, and the timer woke $w0 -> '$w1' times in 25 s"
+    fi
+    stop_daemon
+else
+    notok "lightraild did not start: $(tail -3 "$D/log")"
+fi
+stop_agent "$IPID" || notok "agent $IPID did not stop cleanly"
+lr_summary
