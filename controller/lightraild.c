@@ -17,7 +17,9 @@
  * kept that they now refuse (on_tls_reloaded).  A timer at the earliest
  * next update of those CRLs, or notAfter of a kept connection's peer
  * chain, judges the connections kept again when a CRL goes stale or a
- * certificate expires, in the same turn (on_crl_next).
+ * certificate expires, or the wall clock is set back before a CRL's
+ * last update or a chain's notBefore, in the same turn (on_crl_next);
+ * it rests while there is nothing to judge.
  *
  * It holds a lock on its state directory (lightraild.lock) for its life,
  * writes lightraild.pid and lightraild.port there (the port bound,
@@ -327,11 +329,11 @@ struct daemon {
     struct event *stopping;       /* NULL until a signal: waits for it */
     struct event *sighup;         /* reloads the ppo policy, TLS files */
     struct event *releases;       /* RELEASEs to the agents queued */
-    /* At the earliest next update of coordinator/crl's CRLs still to come
-     * or notAfter of a kept connection's chain (crl_arm()); not pending
-     * without one. */
+    /* Wakes when the wall clock leaves the span the agents' connections
+     * are judged good in (crl_arm()), and every LR_TLS_CRL_RECHECK_S
+     * meanwhile; not pending when there is nothing to judge. */
     struct event *crl_next;
-    time_t crl_at;                /* the time it waits for; 0: none */
+    struct lr_tls_span crl_span;  /* armed over; { 0, 0 }: none */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -436,19 +438,22 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
     nb_restconf_reload_tls(d->app, "SIGHUP");
 }
 
-/* Arms d->crl_next at the next time to judge the agents' connections
- * (lr_ctl_agents_crl_next()): the earliest next update still to come of
- * the CRLs they are checked against, or notAfter of a kept connection's
- * peer chain (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead):
- * at start, whenever the CRLs may have changed (a reload, a PUT of the
- * network), the connections have just been judged, or the agents are
- * back from the planner's thread (on_agents_back(): a plan may have
- * made a connection there).  With none (no CRL with a next update, no
- * connection kept) the timer rests, as the agent's does: nothing can go
- * stale or expire until one of those arms it again.  A time the wall
- * clock has passed and the timer has not judged yet stays (d->crl_at):
- * the CRL gone stale then is no longer counted by
- * lr_ctl_agents_crl_next(), and a re-arm must not forget it. */
+/* Arms d->crl_next over the span of the wall clock in which the
+ * agents' connections stand as judged (lr_ctl_agents_tls_span()): until
+ * the earliest next update still to come of the CRLs they are checked
+ * against, or notAfter of a kept connection's peer chain; from the
+ * latest last update of those CRLs, or notBefore of such a chain (a
+ * clock set back before it makes OpenSSL refuse them); waking at most
+ * LR_TLS_CRL_RECHECK_S apart to read the wall clock again
+ * (lr_tls_span_wait()): at start, whenever the CRLs may have changed (a
+ * reload, a PUT of the network), the connections have just been
+ * judged, or the agents are back from the planner's thread
+ * (on_agents_back(): a plan may have made a connection there).  With
+ * nothing to judge (no CRL, no connection kept) the timer rests, as the
+ * agent's does: nothing can go out of date until one of those arms it
+ * again.  A span the wall clock has left and the timer has not judged
+ * yet stays armed: the CRL gone out of it is no longer counted by
+ * lr_tls_span_crls(), and a re-arm must not forget it. */
 static void
 crl_arm(struct daemon *d)
 {
@@ -456,30 +461,33 @@ crl_arm(struct daemon *d)
         return;
     evtimer_del(d->crl_next);
     time_t now = time(NULL);
-    if (!d->crl_at || d->crl_at > now)
-        d->crl_at = lr_ctl_agents_crl_next(d->ctl);
-    if (!d->crl_at)
-        return;
-    struct timeval tv = { lr_tls_crl_wait(d->crl_at, now), 0 };
-    evtimer_add(d->crl_next, &tv);
+    if (!lr_tls_span_out(&d->crl_span, now)) {
+        d->crl_span = (struct lr_tls_span) { 0, 0 };
+        lr_ctl_agents_tls_span(d->ctl, now, &d->crl_span);
+    }
+    struct timeval tv = { lr_tls_span_wait(&d->crl_span, now), 0 };
+    if (tv.tv_sec)
+        evtimer_add(d->crl_next, &tv);
 }
 
 /* crl_arm() after the connections were judged (or the files read again,
- * or the network replaced, which judges them too): a time passed is
- * done with. */
+ * or the network replaced, which judges them too): a span left is done
+ * with. */
 static void
 crl_rearm(struct daemon *d)
 {
-    d->crl_at = 0;
+    d->crl_span = (struct lr_tls_span) { 0, 0 };
     crl_arm(d);
 }
 
 /* A CRL of coordinator/crl went stale, or a certificate of a kept
- * connection's peer chain reached its notAfter: new handshakes fail
- * from now on, and the connections kept to the agents, admitted before,
- * must be judged again (nb_restconf_recheck_tls(): once the planner
- * hands the agents back, when a plan has them).  Woken before that time
- * by the wait's cap, or with none, the timer only waits again. */
+ * connection's peer chain reached its notAfter, or the wall clock was
+ * set back before a CRL's last update or a chain's notBefore: new
+ * handshakes fail from now on, and the connections kept to the agents,
+ * admitted before, must be judged again (nb_restconf_recheck_tls():
+ * once the planner hands the agents back, when a plan has them).  Woken
+ * with the wall clock still in the span, by the wait's cap, the timer
+ * only waits again. */
 static void
 on_crl_next(evutil_socket_t fd, short what, void *arg)
 {
@@ -489,7 +497,7 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
     d->app->tls_timer_wakes++;
     if (d->stopping)
         return;
-    if (!d->crl_at || time(NULL) < d->crl_at)
+    if (!lr_tls_span_out(&d->crl_span, time(NULL)))
         crl_arm(d);
     else
         nb_restconf_recheck_tls(d->app);

@@ -1417,11 +1417,20 @@ lr_agent_party_verify_again(struct lr_cdynp_party *p, char *why, size_t len)
     return v;
 }
 
-time_t
-lr_agent_party_judge_at(const struct lr_cdynp_party *p, time_t at)
+void
+lr_agent_party_span_peer(const struct lr_cdynp_party *p,
+                         struct lr_tls_span *s)
 {
     const struct agent_party *ap = ap_of(p);
-    return ap->state == AP_UP ? lr_tls_judge_at(at, ap->ssl) : at;
+    if (ap->state == AP_UP)
+        lr_tls_span_peer(s, ap->ssl);
+}
+
+void
+lr_agent_party_span_crls(const struct lr_cdynp_party *p, time_t now,
+                         struct lr_tls_span *s)
+{
+    lr_tls_span_crls(s, ap_of(p)->ctx, now);
 }
 
 const struct lr_tls_peer *

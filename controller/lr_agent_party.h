@@ -54,6 +54,7 @@
 #include "planner/lr_cluster.h"
 
 struct lr_tls_peer;
+struct lr_tls_span;
 
 struct lr_wire_msg;
 
@@ -261,21 +262,29 @@ int lr_agent_party_use_tls(struct lr_cdynp_party *, SSL_CTX *ctx,
 long lr_agent_party_verify_again(struct lr_cdynp_party *, char *why,
                                  size_t len);
 
-/* lr_tls_crl_update() of the party's context: with 'past' false, the
- * earliest next update still to come of the CRLs it checks the agent
- * against, when a timer should judge its connection again
- * (lr_agent_party_verify_again()); with 'past' true, the latest past.
- * 0 without a CRL (or none with a next update on that side of now).
- * Reads only what lr_agent_party_use_tls() changes, so the owner may
- * ask while a plan uses the party. */
+/* lr_tls_crl_update() of the party's context: with 'past' true, the
+ * latest next update past of the CRLs it checks the agent against (the
+ * one a timer just passed, for the log); with 'past' false, the
+ * earliest still to come.  0 without a CRL (or none with a next update
+ * on that side of now).  Reads only what lr_agent_party_use_tls()
+ * changes, so the owner may ask while a plan uses the party. */
 time_t lr_agent_party_crl_update(const struct lr_cdynp_party *, bool past,
                                  char *buf, size_t len);
 
-/* lr_tls_judge_at() of the party's connection: 'at', or the earliest
- * notAfter of the agent's chain verified at its handshake when sooner
- * and the party is connected.  Only while nothing else uses the party
- * (the connection is made and closed by a plan). */
-time_t lr_agent_party_judge_at(const struct lr_cdynp_party *, time_t at);
+/* lr_tls_span_crls() of the party's context at 'now': when a timer
+ * should judge its connection again (lr_agent_party_verify_again()) for
+ * a CRL going stale, or not yet valid by a clock set back.  Reads only
+ * what lr_agent_party_use_tls() changes, so the owner may ask while a
+ * plan uses the party. */
+void lr_agent_party_span_crls(const struct lr_cdynp_party *, time_t now,
+                              struct lr_tls_span *s);
+
+/* lr_tls_span_peer() of the party's connection: the notBefore and
+ * notAfter of the agent's chain verified at its handshake, folded into
+ * 's' when the party is connected.  Only while nothing else uses the
+ * party (the connection is made and closed by a plan). */
+void lr_agent_party_span_peer(const struct lr_cdynp_party *,
+                              struct lr_tls_span *s);
 
 /* What the last verification of the agent's chain (a handshake,
  * lr_agent_party_verify_again()) failed at: which certificate, its

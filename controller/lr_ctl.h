@@ -140,6 +140,7 @@
 #include "southbound/sb_linux.h"
 
 struct lr_ctl;
+struct lr_tls_span;
 
 struct lr_ctl_config {
     const char *db_path;              /* SQLite file */
@@ -439,22 +440,27 @@ int lr_ctl_keeps_due(const struct lr_ctl *);
 int lr_ctl_agents_reload_tls(struct lr_ctl *, const char *how, char *report,
                              size_t rlen, char *err, size_t errlen);
 
-/* The next time to judge the agents' connections again: the earliest
- * of the next updates still to come of the CRLs they are checked
- * against (coordinator/crl, as each agent's party loaded it: at start,
- * a PUT of the network, a reload above) and of the notAfter of each
- * kept connection's chain (lr_tls_judge_at(); not read while a plan or
- * RELEASEs hold the connections), in seconds since the epoch; 0 when
- * there is none (no CRL with a next update, no connection kept).  When
- * the owner's timer for lr_ctl_agents_recheck_tls() is due.  Owner's
- * thread; reads nothing a plan in flight changes. */
-time_t lr_ctl_agents_crl_next(const struct lr_ctl *);
+/* When to judge the agents' connections again: the span of the wall
+ * clock their verdicts hold in (struct lr_tls_span), folded into 's' at
+ * 'now' (time(NULL)) from the CRLs they are checked against
+ * (coordinator/crl, as each agent's party loaded it: at start, a PUT of
+ * the network, a reload above; lr_tls_span_crls()) and from the chain
+ * of each kept connection (lr_tls_span_peer(); not read while a plan or
+ * RELEASEs hold the connections: the owner asks again when they are
+ * back).  Left { 0, 0 } when there is nothing to judge (no CRL, no
+ * connection kept).  The owner's timer for lr_ctl_agents_recheck_tls()
+ * runs over it (lr_tls_span_wait()).  Owner's thread; reads nothing a
+ * plan in flight changes. */
+void lr_ctl_agents_tls_span(const struct lr_ctl *, time_t now,
+                            struct lr_tls_span *s);
 
 /* Judges every agent's connection kept since a job again under the CRLs
  * loaded (lr_agent_party_verify_again()), for a CRL whose next update
- * has passed or a certificate of a kept chain past its notAfter: from
- * then on either refuses every handshake, and a connection kept would
- * otherwise go on unchecked for as long as it is used.  One line per
+ * has passed or a certificate of a kept chain past its notAfter, or a
+ * wall clock set back before a CRL's last update or a chain's notBefore
+ * (lr_ctl_agents_tls_span()): from then on either refuses every
+ * handshake, and a connection kept would otherwise go on unchecked for
+ * as long as it is used.  One line per
  * connection closed in report[rlen] (struct lr_ctl_report: "CRL 'F'
  * expired at 2026-12-07T03:10:49Z (nextUpdate): connection to dc2
  * closed; install a fresh CRL and send SIGHUP", "certificate /CN=dc2

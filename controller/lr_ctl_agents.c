@@ -773,24 +773,21 @@ lr_ctl_agents_reload_tls(struct lr_ctl *c, const char *how, char *report,
     return 0;
 }
 
-time_t
-lr_ctl_agents_crl_next(const struct lr_ctl *c)
+void
+lr_ctl_agents_tls_span(const struct lr_ctl *c, time_t now,
+                       struct lr_tls_span *s)
 {
-    time_t first = 0;
     for (int k = 0; c->cluster && k < c->cluster->n_dcs
                     && k < LR_TM_MAX_DCS; k++) {
-        time_t t = c->agent[k] ? lr_agent_party_crl_update(c->agent[k], false,
-                                                           NULL, 0)
-                               : 0;
-        if (t && (!first || t < first))
-            first = t;
+        if (!c->agent[k])
+            continue;
+        lr_agent_party_span_crls(c->agent[k], now, s);
         /* A plan in flight makes and closes the connections: their
          * chains are read when the agents are back (the owner asks
          * again then: nb_app.agents_back). */
-        if (c->agent[k] && !c->agents_lent)
-            first = lr_agent_party_judge_at(c->agent[k], first);
+        if (!c->agents_lent)
+            lr_agent_party_span_peer(c->agent[k], s);
     }
-    return first;
 }
 
 void

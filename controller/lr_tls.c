@@ -465,8 +465,38 @@ lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
     return when;
 }
 
-time_t
-lr_tls_judge_at(time_t at, SSL *ssl)
+void
+lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now)
+{
+    X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+    if (!store)
+        return;
+    /* Handshakes on other threads read the store (lightraild's planner):
+     * its lock keeps the list of objects still while it is walked. */
+    X509_STORE_lock(store);
+    STACK_OF(X509_OBJECT) *objs = X509_STORE_get0_objects(store);
+    for (int i = 0; i < sk_X509_OBJECT_num(objs); i++) {
+        X509_CRL *crl = X509_OBJECT_get0_X509_CRL(sk_X509_OBJECT_value(objs,
+                                                                     i));
+        if (!crl)
+            continue;
+        const ASN1_TIME *next = X509_CRL_get0_nextUpdate(crl);
+        time_t last = lr_tls_epoch(X509_CRL_get0_lastUpdate(crl));
+        time_t end = next ? lr_tls_epoch(next) : 0;
+        /* Those already out (stale, or not yet valid by a clock set
+         * back) were judged when they went out, or the span armed
+         * before still says so (lr_tls_span_out()). */
+        if (end > now && (!s->until || end < s->until))
+            s->until = end;
+        if (last && last <= now && last > s->from)
+            s->from = last;
+    }
+    X509_STORE_unlock(store);
+    ERR_clear_error();
+}
+
+void
+lr_tls_span_peer(struct lr_tls_span *s, SSL *ssl)
 {
     /* The chain as verified at the handshake runs from the peer's
      * certificate up to the trust anchor of our store: a CA of it that
@@ -477,20 +507,30 @@ lr_tls_judge_at(time_t at, SSL *ssl)
     for (int i = 0; i < n; i++) {
         X509 *x = chain ? sk_X509_value(chain, i) : peer;
         time_t end = lr_tls_epoch(X509_get0_notAfter(x));
-        if (end && (!at || end < at))
-            at = end;
+        time_t begin = lr_tls_epoch(X509_get0_notBefore(x));
+        if (end && (!s->until || end < s->until))
+            s->until = end;
+        if (begin > s->from)
+            s->from = begin;
     }
     ERR_clear_error();
-    return at;
+}
+
+bool
+lr_tls_span_out(const struct lr_tls_span *s, time_t now)
+{
+    return (s->from && now < s->from) || (s->until && now >= s->until);
 }
 
 long
-lr_tls_crl_wait(time_t at, time_t now)
+lr_tls_span_wait(const struct lr_tls_span *s, time_t now)
 {
-    if (at <= now)
+    if (!s->from && !s->until)
+        return 0;
+    if (lr_tls_span_out(s, now))
         return 1;
-    return at - now >= LR_TLS_CRL_RECHECK_S ? LR_TLS_CRL_RECHECK_S
-                                            : (long) (at - now) + 1;
+    return !s->until || s->until - now >= LR_TLS_CRL_RECHECK_S
+           ? LR_TLS_CRL_RECHECK_S : (long) (s->until - now) + 1;
 }
 
 /* The SSL ex_data index of the struct lr_tls_peer, made once. */
@@ -592,6 +632,16 @@ lr_tls_verify_text(long v, const struct lr_tls_peer *p, const char *crl,
         snprintf(buf, len, "CRL '%s' is out of date (its next update is "
                  "past): every peer is refused until a fresh CRL is loaded "
                  "(fail closed)", crl ? crl : "?");
+        return buf;
+    case X509_V_ERR_CRL_NOT_YET_VALID:
+        snprintf(buf, len, "CRL '%s' is not yet valid (its last update is "
+                 "ahead of this host's clock): every peer is refused until "
+                 "the clock is set right", crl ? crl : "?");
+        return buf;
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+        snprintf(buf, len, "certificate %s is not yet valid (its notBefore "
+                 "is ahead of this host's clock): refused until the clock is "
+                 "set right", seen ? p->subject : "of its chain");
         return buf;
     case X509_V_ERR_UNABLE_TO_GET_CRL:
         snprintf(buf, len, "CRL '%s' holds no CRL of the issuer of %s: put "

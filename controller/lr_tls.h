@@ -114,48 +114,83 @@ int lr_tls_use_crl(SSL_CTX *ctx, const char *crl, char *err, size_t errlen);
  * judges its connections again when it passes. */
 
 /* The next updates of the CRLs loaded into 'ctx' (lr_tls_use_crl()):
- * with 'past' false, the earliest still to come (the timer's); with
- * 'past' true, the latest already past (the one a timer just passed,
- * for the log).  As seconds since the epoch, and as text into buf[len]
+ * with 'past' false, the earliest still to come; with 'past' true, the
+ * latest already past (the one a timer just passed, for the log).  As
+ * seconds since the epoch, and as text into buf[len]
  * ("2026-12-07T03:10:49Z", lr_tls_verify_text()'s form; may be NULL);
  * 0 (and "?") when there is none: no CRL, none with a next update
- * (such a CRL never goes stale, and needs no timer), none on that side
- * of now. */
+ * (such a CRL never goes stale), none on that side of now. */
 time_t lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len);
 
-/* The longest a CRL timer waits before it reads the wall clock again
- * (lr_tls_crl_wait()): a connection outlives a CRL gone stale by a clock
- * set forward at most this long.  A wake that finds the next update
- * still ahead costs a walk of the store's CRLs. */
+/* The longest a timer of lr_tls_span_wait() waits before it reads the
+ * wall clock again: a connection outlives a CRL gone stale (or a chain
+ * not yet valid) by a clock stepped at most this long.  A wake that
+ * finds the span still holding costs a walk of the store's CRLs and of
+ * the chains of the connections up. */
 #define LR_TLS_CRL_RECHECK_S 10
 
-/* The seconds a timer waits, from 'now' (time(NULL)), for the next
- * update 'at' (lr_tls_crl_update()): a second past it, since OpenSSL
- * compares whole seconds and a CRL is stale only once its next update
- * is not after now; 1 when 'at' is not ahead; at most
- * LR_TLS_CRL_RECHECK_S.  The cap: a CRL goes stale by the wall clock
- * (time()), which OpenSSL reads, but libevent's timers count on the
- * monotonic clock, which a wall clock set forward (NTP stepping a clock
- * that was behind, a virtual machine resumed) leaves behind: a timer
- * armed for the whole wait would keep the connections up past the next
- * update by the size of the step.  A timer woken before 'at' (by the
- * wall clock) arms itself again rather than judge. */
-long lr_tls_crl_wait(time_t at, time_t now);
+/* The span of the wall clock within which the verdicts the handshakes
+ * gave still stand: what OpenSSL judges by the clock.  A CRL is stale
+ * from its next update on (X509_V_ERR_CRL_HAS_EXPIRED) and not yet
+ * valid before its last update (thisUpdate; _CRL_NOT_YET_VALID); a
+ * certificate of a peer's chain is expired from its notAfter on
+ * (_CERT_HAS_EXPIRED) and not yet valid before its notBefore
+ * (_CERT_NOT_YET_VALID).  Each refuses every new handshake from then
+ * on, but a connection admitted before is judged again only when asked.
+ * So each end (lightraild for its agents, the agent for its
+ * coordinators) keeps a timer over one span: 'until' the earliest next
+ * update still to come of its CRLs and notAfter of each connection's
+ * peer chain, 'from' the latest last update of its CRLs and notBefore
+ * of those chains, and judges its connections again when the wall
+ * clock leaves it: forward past 'until', or back before 'from' (a clock
+ * set back: NTP stepping a clock that ran ahead, a virtual machine
+ * restored from a snapshot).  Then it arms anew over the span that
+ * holds.  In seconds since the epoch; 0: no bound on that side.  Start
+ * from { 0, 0 } and fold in with the functions below. */
+struct lr_tls_span {
+    time_t from;           /* out while the wall clock is before it */
+    time_t until;          /* out once the wall clock is at or past it */
+};
 
-/* A certificate reaching its notAfter is the same hole as a CRL going
- * stale: new handshakes are refused (X509_V_ERR_CERT_HAS_EXPIRED), a
- * connection admitted before is not.  So the same timer judges the
- * connections up at the earliest of the CRLs' next updates
- * (lr_tls_crl_update()) and the notAfter of each connection's peer
- * chain, folded in here one connection at a time: 'at' (0: none yet)
- * or the earliest notAfter of the chain verified at the handshake of
- * 'ssl' (its peer's certificate and the CAs up to our trust anchor),
- * whichever comes first, in seconds since the epoch; 'at' when 'ssl'
- * is NULL or has no peer certificate.  Our own certificate is not
- * counted: the peer judges it, at its handshake and by its own timer
- * (both ends run this code), and we cannot mend it by closing.  Clears
- * OpenSSL's queue. */
-time_t lr_tls_judge_at(time_t at, SSL *ssl);
+/* Folds the CRLs loaded into 'ctx' (lr_tls_use_crl()) into 's', as they
+ * stand at 'now' (time(NULL)): the earliest next update after 'now' into
+ * 'until', the latest last update not after 'now' into 'from'.  A CRL
+ * already out of its own span is not counted: it refuses every
+ * handshake, the connections up were judged when it went out (the
+ * span armed before it said so), and it stays out until the files are
+ * read again or the clock is set right.  A CRL without a next update
+ * never goes stale, but is not yet valid before its last update all the
+ * same.  Clears OpenSSL's queue; takes the store's lock, so that the
+ * owner may fold while handshakes on another thread read the store. */
+void lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now);
+
+/* Folds the chain verified at the handshake of 'ssl' (its peer's
+ * certificate and the CAs up to our trust anchor) into 's': its
+ * earliest notAfter into 'until', its latest notBefore into 'from',
+ * whichever side of now (a connection out of it is judged at once, and
+ * closed).  Nothing when 'ssl' is NULL or has no peer certificate.  Our
+ * own certificate is not counted: the peer judges it, at its handshake
+ * and by its own timer (both ends run this code), and we cannot mend
+ * it by closing.  Clears OpenSSL's queue. */
+void lr_tls_span_peer(struct lr_tls_span *s, SSL *ssl);
+
+/* True when the wall clock 'now' is out of 's': before 'from', or at or
+ * past 'until' (OpenSSL compares whole seconds, and a CRL or a
+ * certificate is out from the second its bound names): the connections
+ * must be judged again. */
+bool lr_tls_span_out(const struct lr_tls_span *s, time_t now);
+
+/* The seconds a timer over 's' waits from 'now' (time(NULL)): 0 when
+ * 's' is { 0, 0 } (nothing to judge: no timer at all); 1 when 'now' is
+ * out of it; else a second past 'until', at most LR_TLS_CRL_RECHECK_S
+ * (also with no 'until': only the clock set back can leave the span).
+ * The cap: OpenSSL judges by the wall clock (time()), but libevent's
+ * timers count on the monotonic clock, which a step of the wall clock
+ * leaves behind: a timer armed for the whole wait would keep the
+ * connections up past 'until' by the size of a step forward, and would
+ * never see a step back before 'from'.  A timer woken with 'now' still
+ * in the span arms itself again rather than judge. */
+long lr_tls_span_wait(const struct lr_tls_span *s, time_t now);
 
 /* What the verification of a peer's chain found wrong first: OpenSSL
  * says only a code (X509_V_ERR_CERT_REVOKED), and the operator needs to

@@ -151,7 +151,8 @@ struct nb_app {
     bool tls_due;
     const char *tls_how;
     /* Called when the agents' connections were judged again for a CRL's
-     * next update (nb_restconf_recheck_tls()), with
+     * next update, a chain's notAfter or a clock set back
+     * (nb_restconf_recheck_tls()), with
      * lr_ctl_agents_recheck_tls()'s code, report (the connections it
      * closed, one a line) and message, or NULL: lightraild logs them,
      * and arms its timer at the next one.  'crl_due': such a judgment
@@ -164,7 +165,7 @@ struct nb_app {
      * RELEASEs on the planner's thread, or an admission that planned
      * with them on the loop: a connection may have been made (or
      * closed) that the planner's thread tells nobody of, whose chain's
-     * notAfter may be the next time to judge (lr_ctl_agents_crl_next()),
+     * bounds may be the next to leave (lr_ctl_agents_tls_span()),
      * or NULL: lightraild arms its timer again.  'tls_timer_wakes' is
      * counted by lightraild's timer (each wake, judging or not), /metrics'
      * lightrail_tls_timer_wakes_total. */
@@ -172,8 +173,8 @@ struct nb_app {
     void *agents_back_arg;
     unsigned long long tls_timer_wakes;
     /* Called when a PUT of the topology or inventory replaced the
-     * network, whose agents' parties read coordinator/crl anew (its next
-     * update may have changed: lr_ctl_agents_crl_next()), or NULL. */
+     * network, whose agents' parties read coordinator/crl anew (its
+     * updates may have changed: lr_ctl_agents_tls_span()), or NULL. */
     void (*agents_renewed)(void *arg);
     void *agents_renewed_arg;
     /* Called when a PUT of the topology or inventory ('what':
@@ -233,8 +234,11 @@ int nb_restconf_reload(struct nb_app *app, const char *how);
  * which it may close).  The outcome goes to app->tls_reloaded. */
 void nb_restconf_reload_tls(struct nb_app *app, const char *how);
 
-/* The agents' connections judged again under the CRLs loaded, a CRL's
- * next update having passed (lr_ctl_agents_recheck_tls()): now when the
+/* The agents' connections judged again under the CRLs loaded, the wall
+ * clock having left the span their verdicts hold in (a CRL's next update
+ * or a chain's notAfter passed, a clock set back before a last update or
+ * a notBefore: lr_ctl_agents_tls_span()), by
+ * lr_ctl_agents_recheck_tls(): now when the
  * agents are free, else in the planner's next free turn, as
  * nb_restconf_reload_tls() waits.  The outcome goes to
  * app->tls_rechecked. */

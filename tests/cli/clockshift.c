@@ -1,7 +1,8 @@
-/* A wall clock set forward, for one process (LD_PRELOAD; built by the
- * test that uses it, tests/cli/agent_crlclock.sh): time(),
- * gettimeofday() and clock_gettime(CLOCK_REALTIME) are shifted by the
- * seconds written in the file $LR_CLOCKSHIFT_FILE (0 while it is missing
+/* A wall clock set forward or back, for one process (LD_PRELOAD; built
+ * by the tests that use it, tests/cli/agent_crlclock.sh and
+ * agent_clockback.sh): time(), gettimeofday() and
+ * clock_gettime(CLOCK_REALTIME) are shifted by the seconds written in
+ * the file $LR_CLOCKSHIFT_FILE (negative: back; 0 while it is missing
  * or empty), read at each call so that a test can step the clock while
  * the process runs.  The monotonic clocks, which libevent's timers count
  * on, are left alone: a step of the wall clock does not move them

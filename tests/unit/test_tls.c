@@ -502,6 +502,8 @@ test_verify_text(void)
                               "" };
     struct lr_tls_peer nocrl = { X509_V_ERR_UNABLE_TO_GET_CRL, 0, "0A1B",
                                  "/CN=dc2", "" };
+    struct lr_tls_peer early = { X509_V_ERR_CERT_NOT_YET_VALID, 1, "07",
+                                 "/CN=ca", "" };
     const struct {
         long v;
         const struct lr_tls_peer *p;
@@ -521,6 +523,15 @@ test_verify_text(void)
         { X509_V_ERR_UNABLE_TO_GET_CRL, &nocrl, "CRL 'c.pem' holds no CRL "
           "of the issuer of /CN=dc2: put each CA of the chain in the CA "
           "file and its CRL in the CRL file" },
+        { X509_V_ERR_CRL_NOT_YET_VALID, NULL, "CRL 'c.pem' is not yet "
+          "valid (its last update is ahead of this host's clock): every "
+          "peer is refused until the clock is set right" },
+        { X509_V_ERR_CERT_NOT_YET_VALID, &early, "certificate /CN=ca is not "
+          "yet valid (its notBefore is ahead of this host's clock): refused "
+          "until the clock is set right" },
+        { X509_V_ERR_CERT_NOT_YET_VALID, &leaf, "certificate of its chain "
+          "is not yet valid (its notBefore is ahead of this host's clock): "
+          "refused until the clock is set right" },
         { X509_V_ERR_HOSTNAME_MISMATCH, &leaf, "hostname mismatch" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -789,34 +800,128 @@ test_crl_update(void)
     unlink(crl);
 }
 
-/* lr_tls_crl_wait(): a second past a next update ahead (OpenSSL's
- * whole seconds), one for a next update not ahead: never 0 or less,
- * which would wake the timer at once, again and again. */
+/* lr_tls_span_wait(): a second past 'until' ahead (OpenSSL's whole
+ * seconds), one when out of the span either side: never 0 or less,
+ * which would wake the timer at once, again and again; 0, no timer,
+ * only for a span with no bound at all. */
 static void
-test_crl_wait(void)
+test_span_wait(void)
 {
     const time_t now = 1796613049;    /* 2026-12-07T03:10:49Z */
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 5, now), 6);
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 1, now), 2);
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now, now), 1);
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now - 3600, now), 1);
+    struct lr_tls_span s = { now - 3600, now + 5 };
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 6);
+    s.until = now + 1;
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 2);
+    s.until = now;
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 1);
+    s.until = now - 3600;
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 1);
     /* A day ahead: the timer wakes within LR_TLS_CRL_RECHECK_S all the
      * same, to read the wall clock again (which may have been set
-     * forward past the next update meanwhile). */
+     * forward past 'until', or back before 'from', meanwhile). */
     CU_ASSERT(LR_TLS_CRL_RECHECK_S >= 1 && LR_TLS_CRL_RECHECK_S <= 60);
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + 86400, now), LR_TLS_CRL_RECHECK_S);
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + LR_TLS_CRL_RECHECK_S, now),
-                    LR_TLS_CRL_RECHECK_S);
-    CU_ASSERT_EQUAL(lr_tls_crl_wait(now + LR_TLS_CRL_RECHECK_S - 2, now),
-                    LR_TLS_CRL_RECHECK_S - 1);
+    s.until = now + 86400;
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S);
+    s.until = now + LR_TLS_CRL_RECHECK_S;
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S);
+    s.until = now + LR_TLS_CRL_RECHECK_S - 2;
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S - 1);
+    /* Only a 'from' (a CRL without a next update): the cap, for a clock
+     * set back; a clock already before it: at once. */
+    s = (struct lr_tls_span) { now - 60, 0 };
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S);
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now - 61), 1);
+    /* Nothing to judge: no timer. */
+    s = (struct lr_tls_span) { 0, 0 };
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
 }
 
-/* lr_tls_judge_at(): the earliest notAfter of a connection's verified
- * chain (dc4's own or its CA's, both an hour ahead), folded into the
- * time a timer waits for: kept when sooner, taken when later or none;
- * an SSL without a peer, or none, leaves it as it was. */
+/* lr_tls_span_out(): out before 'from' and from 'until' on, as OpenSSL
+ * has a CRL or certificate not yet valid (its bound after now) and
+ * expired (its bound not after now); 0 bounds nothing. */
 static void
-test_judge_at(void)
+test_span_out(void)
+{
+    const time_t now = 1796613049;
+    struct lr_tls_span s = { now - 10, now + 10 };
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now - 10));
+    CU_ASSERT_TRUE(lr_tls_span_out(&s, now - 11));
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now + 9));
+    CU_ASSERT_TRUE(lr_tls_span_out(&s, now + 10));
+    s.from = 0;
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, 1));
+    s = (struct lr_tls_span) { now - 10, 0 };
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now + 86400 * 365));
+    CU_ASSERT_TRUE(lr_tls_span_out(&s, now - 11));
+    s = (struct lr_tls_span) { 0, 0 };
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
+}
+
+/* lr_tls_span_crls(): the earliest next update after now and the latest
+ * last update not after now, among CRLs of which one has no next update,
+ * one is stale and one is not yet valid (neither of those two counted:
+ * they are out already). */
+static void
+test_span_crls(void)
+{
+    char crl[80];
+    snprintf(crl, sizeof crl, "%s/span-crl.pem", dir);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL_FATAL(SSL_CTX_load_verify_locations(ctx, path[CA], NULL),
+                          1);
+    struct lr_tls_span s = { 0, 0 };
+    const time_t t0 = time(NULL);
+    lr_tls_span_crls(&s, ctx, t0);
+    CU_ASSERT(s.from == 0 && s.until == 0);
+    /* No next update, last updated two hours ago: a 'from' alone. */
+    CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY], -7200, 0), 0);
+    add_crl(ctx, crl);
+    lr_tls_span_crls(&s, ctx, time(NULL));
+    CU_ASSERT(s.from >= t0 - 7200 && s.from <= t0 - 7195);
+    CU_ASSERT_EQUAL(s.until, 0);
+    /* (last, next): an hour ago to a day ahead; a minute ago (the latest
+     * last update) to an hour ahead (the earliest next update); two days
+     * ago to a minute ago (stale); a minute ahead (not yet valid) to two
+     * days ahead. */
+    const long span[][2] = { { -3600, 86400 }, { -60, 3600 },
+                             { -2 * 86400, -60 }, { 60, 2 * 86400 } };
+    for (size_t i = 0; i < sizeof span / sizeof *span; i++) {
+        CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY], span[i][0],
+                                       span[i][1]), 0);
+        add_crl(ctx, crl);
+    }
+    const time_t now = time(NULL);
+    s = (struct lr_tls_span) { 0, 0 };
+    lr_tls_span_crls(&s, ctx, now);
+    /* make_crl() read the clock a little before 'now'. */
+    CU_ASSERT(s.from >= now - 65 && s.from <= now - 60);
+    CU_ASSERT(s.until >= now + 3595 && s.until <= now + 3600);
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
+    /* The clock set back two minutes: out, before the latest last
+     * update; folded at that time, the CRL of a minute ago no longer
+     * counts, and the one of an hour ago bounds it. */
+    CU_ASSERT_TRUE(lr_tls_span_out(&s, now - 120));
+    struct lr_tls_span back = { 0, 0 };
+    lr_tls_span_crls(&back, ctx, now - 120);
+    CU_ASSERT(back.from >= now - 3605 && back.from <= now - 3600);
+    CU_ASSERT_FALSE(lr_tls_span_out(&back, now - 120));
+    /* Folded into a tighter span, it stays as tight. */
+    struct lr_tls_span tight = { now - 1, now + 1 };
+    lr_tls_span_crls(&tight, ctx, now);
+    CU_ASSERT(tight.from == now - 1 && tight.until == now + 1);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    SSL_CTX_free(ctx);
+    unlink(crl);
+}
+
+/* lr_tls_span_peer(): the earliest notAfter and the latest notBefore of
+ * a connection's verified chain (dc4's own or its CA's), folded into a
+ * span: kept when tighter, taken when looser or none; an SSL without a
+ * peer, or none, leaves it as it was. */
+static void
+test_span_peer(void)
 {
     char dc4[80], dc4_key[80];
     snprintf(dc4, sizeof dc4, "%s/dc4.pem", dir);
@@ -826,22 +931,41 @@ test_judge_at(void)
     struct lr_tls_peer p;
     SSL *c = connect_pair(ctx, dc4, dc4_key, &p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    time_t end = lr_tls_judge_at(0, c);
+    struct lr_tls_span s = { 0, 0 };
+    lr_tls_span_peer(&s, c);
     STACK_OF(X509) *chain = SSL_get0_verified_chain(c);
     CU_ASSERT_EQUAL_FATAL(sk_X509_num(chain), 2);
     const ASN1_TIME *leaf = X509_get0_notAfter(sk_X509_value(chain, 0));
     const ASN1_TIME *ca = X509_get0_notAfter(sk_X509_value(chain, 1));
     /* Both an hour ahead, the CA's made first: the earlier of the two. */
-    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf, end) >= 0);
-    CU_ASSERT(ASN1_TIME_cmp_time_t(ca, end) >= 0);
-    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf, end) == 0
-              || ASN1_TIME_cmp_time_t(ca, end) == 0);
-    CU_ASSERT_EQUAL(lr_tls_judge_at(end - 10, c), end - 10);
-    CU_ASSERT_EQUAL(lr_tls_judge_at(end + 10, c), end);
-    CU_ASSERT_EQUAL(lr_tls_judge_at(5, NULL), 5);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf, s.until) >= 0);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(ca, s.until) >= 0);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf, s.until) == 0
+              || ASN1_TIME_cmp_time_t(ca, s.until) == 0);
+    /* notBefore: the later of the two. */
+    const ASN1_TIME *leaf0 = X509_get0_notBefore(sk_X509_value(chain, 0));
+    const ASN1_TIME *ca0 = X509_get0_notBefore(sk_X509_value(chain, 1));
+    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf0, s.from) <= 0);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(ca0, s.from) <= 0);
+    CU_ASSERT(ASN1_TIME_cmp_time_t(leaf0, s.from) == 0
+              || ASN1_TIME_cmp_time_t(ca0, s.from) == 0);
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, time(NULL)));
+    /* A clock set back before that notBefore: out. */
+    CU_ASSERT_TRUE(lr_tls_span_out(&s, s.from - 1));
+    const struct lr_tls_span was = s;
+    struct lr_tls_span t = { was.from + 10, was.until - 10 };
+    lr_tls_span_peer(&t, c);
+    CU_ASSERT(t.from == was.from + 10 && t.until == was.until - 10);
+    t = (struct lr_tls_span) { was.from - 10, was.until + 10 };
+    lr_tls_span_peer(&t, c);
+    CU_ASSERT(t.from == was.from && t.until == was.until);
+    t = (struct lr_tls_span) { 5, 7 };
+    lr_tls_span_peer(&t, NULL);
+    CU_ASSERT(t.from == 5 && t.until == 7);
     SSL *none = SSL_new(ctx);
     CU_ASSERT_PTR_NOT_NULL_FATAL(none);
-    CU_ASSERT_EQUAL(lr_tls_judge_at(7, none), 7);
+    lr_tls_span_peer(&t, none);
+    CU_ASSERT(t.from == 5 && t.until == 7);
     SSL_free(none);
     close_pair(c);
     SSL_CTX_free(ctx);
@@ -861,10 +985,14 @@ static CU_TestInfo tests[] = {
     { "verify_text: the revoked certificate named", test_verify_text },
     { "verify_again: revoked since, kept, stale CRL, no peer",
       test_verify_again },
-    { "judge_at: the chain's notAfter when sooner", test_judge_at },
+    { "span_peer: the chain's notBefore and notAfter when tighter",
+      test_span_peer },
     { "crl_update: the next to come, the last past, none", test_crl_update },
-    { "crl_wait: a second past the next update, never 0, capped",
-      test_crl_wait },
+    { "span_crls: last and next updates, those out not counted",
+      test_span_crls },
+    { "span_out: before from, from until on", test_span_out },
+    { "span_wait: a second past until, 1 when out, capped, 0 for none",
+      test_span_wait },
     CU_TEST_INFO_NULL,
 };
 

@@ -254,11 +254,15 @@ struct agent {
     char serial[80];              /* our certificate's, for its refusal */
     struct evconnlistener *listener;
     struct event *sig_term, *sig_int, *sig_hup;
-    /* At the earliest next update of a->ssl's CRLs still to come (none:
-     * not pending): the connections up are judged again then
-     * (on_crl_next()).  SIGHUP arms it anew (agent_crl_arm()). */
+    /* Wakes when the wall clock leaves the span the connections up are
+     * judged good in (a CRL of a->ssl going stale, a peer chain
+     * expiring, a clock set back before a CRL's last update or a
+     * chain's notBefore), and every LR_TLS_CRL_RECHECK_S meanwhile; not
+     * pending with nothing to judge: the connections up are judged
+     * again then (on_crl_next()).  SIGHUP arms it anew
+     * (agent_crl_arm()). */
     struct event *crl_next;
-    time_t crl_at;                /* the next update it waits for */
+    struct lr_tls_span crl_span;  /* armed over; { 0, 0 }: none */
     struct lr_agent_config cfg;
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
@@ -1908,42 +1912,52 @@ conn_revoked_since(struct conn *c)
     return true;
 }
 
-/* Arms a->crl_next at the next time to judge the connections up
- * (lr_tls_judge_at()): the earliest of the next updates of a->ssl's CRLs
- * still to come and the notAfter of each connection's peer chain
- * (lr_tls_crl_wait(): at most LR_TLS_CRL_RECHECK_S ahead), or leaves it
- * idle when there is none (no CRL with a next update, no connection
- * up).  Again whenever a handshake ends: its chain may end first. */
+/* Arms a->crl_next over the span of the wall clock in which the
+ * connections up stand as judged (struct lr_tls_span): a->ssl's CRLs
+ * (lr_tls_span_crls()) and each connection's peer chain
+ * (lr_tls_span_peer()), waking at most LR_TLS_CRL_RECHECK_S apart
+ * (lr_tls_span_wait()), or leaves it idle when there is nothing to
+ * judge (no CRL, no connection up).  Again whenever a handshake ends:
+ * its chain may end first.  A span the wall clock has left and the
+ * timer has not judged yet stays armed, as lightraild's does (its
+ * crl_arm()): a re-arm must not forget the CRL gone out of it, which
+ * lr_tls_span_crls() no longer counts. */
 static void
 agent_crl_arm(struct agent *a)
 {
     evtimer_del(a->crl_next);
-    time_t at = lr_tls_crl_update(a->ssl, false, NULL, 0);
-    for (struct conn *c = a->conns; c; c = c->next)
-        if (c->ready && !c->gone)
-            at = lr_tls_judge_at(at, bufferevent_openssl_get_ssl(c->bev));
-    a->crl_at = at;
-    if (!at)
-        return;
-    struct timeval tv = { lr_tls_crl_wait(at, time(NULL)), 0 };
-    evtimer_add(a->crl_next, &tv);
+    time_t now = time(NULL);
+    if (!lr_tls_span_out(&a->crl_span, now)) {
+        a->crl_span = (struct lr_tls_span) { 0, 0 };
+        lr_tls_span_crls(&a->crl_span, a->ssl, now);
+        for (struct conn *c = a->conns; c; c = c->next)
+            if (c->ready && !c->gone)
+                lr_tls_span_peer(&a->crl_span,
+                                 bufferevent_openssl_get_ssl(c->bev));
+    }
+    struct timeval tv = { lr_tls_span_wait(&a->crl_span, now), 0 };
+    if (tv.tv_sec)
+        evtimer_add(a->crl_next, &tv);
 }
 
-/* True, with 'c' closed and logged, when a CRL of a->ssl is past its
- * next update, or a certificate of c's peer chain past its notAfter,
- * and 'c', judged again under a->ssl, is refused: every handshake now
- * fails, and so must the connections up, judged otherwise only at their
- * handshake and on SIGHUP (one that keeps asking never idles out).  'c'
- * has finished its handshake. */
+/* True, with 'c' closed and logged, when the wall clock has left the
+ * span armed (a CRL of a->ssl past its next update, or before its last
+ * update) or c's own (a certificate of its peer chain past its notAfter
+ * or before its notBefore), and 'c', judged again under a->ssl, is
+ * refused: every handshake now fails, and so must the connections up,
+ * judged otherwise only at their handshake and on SIGHUP (one that
+ * keeps asking never idles out).  'c' has finished its handshake. */
 static bool
 conn_refused_stale(struct conn *c)
 {
     struct agent *a = c->a;
     char when[32], why[1024];
     SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
-    time_t end = lr_tls_judge_at(0, ssl);
-    if (!ssl || (!lr_tls_crl_update(a->ssl, true, when, sizeof when)
-                 && !(end && end <= time(NULL))))
+    struct lr_tls_span own = { 0, 0 };
+    time_t now = time(NULL);
+    lr_tls_span_peer(&own, ssl);
+    if (!ssl || (!lr_tls_span_out(&a->crl_span, now)
+                 && !lr_tls_span_out(&own, now)))
         return false;
     long v = lr_tls_verify_again(a->ssl, ssl);
     if (v == X509_V_OK)
@@ -1953,7 +1967,8 @@ conn_refused_stale(struct conn *c)
         alog(a, "certificate %s expired at %s: connection to %s closed; "
              "its holder must present a renewed certificate",
              c->verified.subject, c->verified.not_after, c->peer);
-    else if (v == X509_V_ERR_CRL_HAS_EXPIRED)
+    else if (v == X509_V_ERR_CRL_HAS_EXPIRED
+             && lr_tls_crl_update(a->ssl, true, when, sizeof when))
         alog(a, "CRL '%s' expired at %s (nextUpdate): connection to %s "
              "closed; install a fresh CRL and send SIGHUP", crl, when,
              c->peer);
@@ -1964,16 +1979,18 @@ conn_refused_stale(struct conn *c)
     return true;
 }
 
-/* A CRL's next update, or a peer chain's notAfter, passed: each
- * connection up is judged again (conn_refused_stale()); then the timer
- * goes on to the next time to judge.  One whose handshake ends later is judged then
- * (conn_event()).  Woken before it by the wait's cap, the timer only
- * waits again. */
+/* The wall clock left the span armed: a CRL's next update, or a peer
+ * chain's notAfter, passed, or the clock was set back before a CRL's
+ * last update or a chain's notBefore.  Each connection up is judged
+ * again (conn_refused_stale()); then the timer goes on over the span
+ * that holds now.  One whose handshake ends later is judged then
+ * (conn_event()).  Woken with the clock still in the span, by the
+ * wait's cap, the timer only waits again. */
 static void
 on_crl_next(evutil_socket_t fd, short what, void *arg)
 {
     struct agent *a = arg;
-    if (time(NULL) < a->crl_at) {
+    if (!lr_tls_span_out(&a->crl_span, time(NULL))) {
         agent_crl_arm(a);
         return;
     }
@@ -1982,6 +1999,7 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
         if (c->ready && !c->gone)
             conn_refused_stale(c);
     }
+    a->crl_span = (struct lr_tls_span) { 0, 0 };
     agent_crl_arm(a);
 }
 
@@ -2008,12 +2026,15 @@ on_hup(evutil_socket_t sig, short what, void *arg)
     lr_tls_own_serial(a->ssl, a->serial, sizeof a->serial);
     alog(a, "SIGHUP: certificate, key, CA%s read again", a->cfg.crl[0]
          ? " and CRL" : "");
-    agent_crl_arm(a);
     for (struct conn *c = a->conns, *next; c; c = next) {
         next = c->next;
         if (c->ready && !c->gone)
             conn_revoked_since(c);
     }
+    /* Every connection up was judged under the new files: the span armed
+     * before, left or not, is done with. */
+    a->crl_span = (struct lr_tls_span) { 0, 0 };
+    agent_crl_arm(a);
 }
 
 /* A SIGHUP before on_hup() catches them: noted, for lr_cmd_agent() to
