@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "controller/lr_agent_party.h"
 #include "controller/lr_ctl.h"
@@ -81,8 +82,39 @@ ctl_now_ms(const struct lr_ctl *c)
     return c->clock_ms ? c->clock_ms(c->clock_arg) : now_ms();
 }
 
+/* The numbers lr_ctl_jobs_gen() gives, one count for the process: a
+ * controller made after another (a restart in the same process) never
+ * gives a number the other gave. */
+static _Atomic unsigned long long jobs_gens;
+
+/* A number no controller of this process gave before: what a GET of
+ * the jobs prints may have changed. */
+static void
+jobs_changed(struct lr_ctl *c)
+{
+    c->jobs_gen = atomic_fetch_add(&jobs_gens, 1) + 1;
+}
+
+unsigned long long
+lr_ctl_jobs_gen(const struct lr_ctl *c)
+{
+    return c->jobs_gen;
+}
+
+/* The job table, writable: the one way to it (c->jobs is const), so
+ * that every change of a job, its arrival and its departure are counted
+ * (lr_ctl_jobs_gen(): a GET's jobs tree kept since is built again).
+ * Called before the change, which the caller makes at once, on the
+ * owner's thread. */
 static struct lr_job *
-find_job(struct lr_ctl *c, const char *name)
+jobs_write(struct lr_ctl *c)
+{
+    jobs_changed(c);
+    return (struct lr_job *) c->jobs;
+}
+
+static const struct lr_job *
+find_job(const struct lr_ctl *c, const char *name)
 {
     for (int i = 0; i < c->n_jobs; i++)
         if (!strcmp(c->jobs[i].intent.name, name))
@@ -90,16 +122,26 @@ find_job(struct lr_ctl *c, const char *name)
     return NULL;
 }
 
+/* find_job() for a change of the job (jobs_write()); NULL, and nothing
+ * counted, when there is none. */
+static struct lr_job *
+find_job_to_change(struct lr_ctl *c, const char *name)
+{
+    const struct lr_job *j = find_job(c, name);
+    return j ? jobs_write(c) + (j - c->jobs) : NULL;
+}
+
 /* Keeps the in-memory table equal to the store's rows. */
 static int
 remember_job(struct lr_ctl *c, const struct lr_job *job)
 {
-    struct lr_job *j = find_job(c, job->intent.name);
+    struct lr_job *j = find_job_to_change(c, job->intent.name);
     if (!j) {
-        if (lr_grow((void **) &c->jobs, &c->cap_jobs, c->n_jobs + 1,
-                    sizeof *c->jobs))
+        struct lr_job *t = jobs_write(c);
+        if (lr_grow((void **) &t, &c->cap_jobs, c->n_jobs + 1, sizeof *t))
             return ENOMEM;
-        j = &c->jobs[c->n_jobs++];
+        c->jobs = t;
+        j = &t[c->n_jobs++];
     }
     *j = *job;
     return 0;
@@ -108,7 +150,7 @@ remember_job(struct lr_ctl *c, const struct lr_job *job)
 static void
 forget_job(struct lr_ctl *c, const char *name)
 {
-    struct lr_job *j = find_job(c, name);
+    struct lr_job *j = find_job_to_change(c, name);
     if (j)
         *j = c->jobs[--c->n_jobs];
 }
@@ -1451,7 +1493,7 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
         /* The job stays releasing with what it holds; its reason says
          * why, for GET and `lightrail job list`, as recovery's does.  In
          * memory only once the store has it (memory equals the store). */
-        struct lr_job *j = find_job(c, name);
+        struct lr_job *j = find_job_to_change(c, name);
         long long now = ctl_now_ms(c);
         char before[sizeof j->reason];
         if (j) {
@@ -1520,7 +1562,7 @@ int
 lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
                     char *err, size_t errlen)
 {
-    struct lr_job *j = find_job(c, name);
+    const struct lr_job *j = find_job(c, name);
     const struct lr_ctl_op *busy = op_in_flight(c, name);
     *op = NULL;
     if (!j)
@@ -1548,9 +1590,10 @@ lr_ctl_delete_begin(struct lr_ctl *c, const char *name, struct lr_ctl_op **op,
         /* The store cleared the reason too: a former one (a release
          * that failed, "stays provisioning") no longer holds; and took
          * the time, which a GET shows (memory equals the store). */
-        j->phase = LR_JOB_RELEASING;
-        j->reason[0] = '\0';
-        j->updated_ms = now;
+        struct lr_job *w = find_job_to_change(c, name);
+        w->phase = LR_JOB_RELEASING;
+        w->reason[0] = '\0';
+        w->updated_ms = now;
         (*op)->job.phase = LR_JOB_RELEASING;
         (*op)->job.updated_ms = now;
         lr_ctl_op_lend(c, *op);
@@ -1591,7 +1634,7 @@ lr_ctl_busy(const struct lr_ctl *c)
 int
 lr_ctl_get(struct lr_ctl *c, const char *name, struct lr_job *job)
 {
-    struct lr_job *j = find_job(c, name);
+    const struct lr_job *j = find_job(c, name);
     if (!j)
         return ENOENT;
     *job = *j;
@@ -1771,6 +1814,8 @@ static int
 open_network(struct lr_ctl *c, const struct lr_topo *topo,
              const struct lr_cluster *cluster, char *err, size_t errlen)
 {
+    /* The jobs print their DCs', nodes' and links' names from these. */
+    jobs_changed(c);
     c->topo = lr_topo_clone(topo);
     c->cluster = lr_cluster_clone(cluster);
     if (!c->topo || !c->cluster)
@@ -1912,7 +1957,7 @@ store_network(struct lr_ctl *c, const char *topo_json,
     }
     for (int i = 0; stale && i < c->n_jobs; i++)
         if (plan_outlived(&c->jobs[i], then, c->cluster))
-            c->jobs[i].plan.n_stages = 0;
+            jobs_write(c)[i].plan.n_stages = 0;
     return 0;
 }
 
@@ -1996,6 +2041,7 @@ lr_ctl_set_inventory(struct lr_ctl *c, const struct lr_topo *topo,
                            errlen);
     if (rc) {
         close_network(c);
+        jobs_changed(c);
         c->topo = old.topo;
         c->cluster = old.cluster;
         c->rsa = old.rsa;
@@ -2474,6 +2520,7 @@ lr_ctl_new(const struct lr_ctl_config *cfg, struct lr_ctl **out,
     if (!c)
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");
     pthread_mutex_init(&c->dp_lock, NULL);
+    jobs_changed(c);    /* never 0, and none an earlier controller gave */
     c->memo = calloc(LR_CTL_MEMO, sizeof *c->memo);
     c->tel = calloc(1, sizeof *c->tel);
     snprintf(c->default_driver, sizeof c->default_driver, "%s",
@@ -2631,7 +2678,7 @@ lr_ctl_free(struct lr_ctl *c)
         lr_ctl_settle_agents(c);
     close_network(c);
     lr_store_close(c->store);
-    free(c->jobs);
+    free((void *) c->jobs);
     free(c->memo);
     free(c->dev_cfg);
     free(c->term);

@@ -558,6 +558,23 @@ int lr_ctl_list(struct lr_ctl *, struct lr_job **jobs, int *n);
 int lr_ctl_list_refs(const struct lr_ctl *, const struct lr_job ***jobs,
                      int *n);
 
+/* A number that changes whenever what a GET of the jobs prints may
+ * have (yang/lr_yang_job.h's lr_yang_job_cache): a job created, deleted
+ * or changed in any way (planned, provisioned, released, failed,
+ * reconciled, recovered at the start), and a new network (topology,
+ * inventory).  Counted where every such change passes: the one
+ * function that gives a writable job (the table is const everywhere
+ * else in the core, so a change that bypasses the count does not
+ * compile) and the one that opens a network.  The modulation table,
+ * which the jobs' lightpaths are judged against, is set once by
+ * lr_ctl_new(); the ppo policy prints nothing of a job that its fields
+ * do not hold.  The numbers are drawn from one count of the process,
+ * so two controllers (a restart within the process) never give the
+ * same.  Equal numbers: the same controller, the same jobs in the same
+ * memory (the pointers of lr_ctl_list_refs() too), over the same
+ * network.  Never 0. */
+unsigned long long lr_ctl_jobs_gen(const struct lr_ctl *);
+
 /* Compares every device (and the emulated data plane) with the store;
  * with 'repair', removes orphan channels and pairs and re-applies
  * missing ones.  '*report' gets a malloc'ed text (one line per

@@ -71,8 +71,15 @@ struct lr_ctl {
     struct lr_store *store;
     int dc_node[LR_TM_MAX_DCS];       /* ROADM each DC attaches to */
     int gpus_used[LR_TM_MAX_DCS];
-    struct lr_job *jobs;              /* every stored job, by name */
+    /* Every stored job (in no order): read anywhere, written only
+     * through jobs_write() (lr_ctl.c), the one way to a writable job,
+     * which counts the change in 'jobs_gen'. */
+    const struct lr_job *jobs;
     int n_jobs, cap_jobs;
+    /* lr_ctl_jobs_gen(): counts the changes to what the jobs tree of a
+     * GET prints (the jobs through jobs_write(), the network through
+     * open_network() and its undoing). */
+    unsigned long long jobs_gen;
     const struct sb_driver_class **cls;   /* per topology node */
     struct sb_device **dev;
     /* Each ROADM's health, per topology node (lr_ctl_dev.h): written on
