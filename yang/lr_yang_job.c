@@ -1050,6 +1050,185 @@ cleanup:
     return ret;
 }
 
+/* ---- The jobs trees kept across requests ---- */
+
+/* One tree kept: every job's entry, with the state or without it
+ * (config_only), completed by job_tree_defaults() (which a where and a
+ * sort-by need, and which the printer's mode, explicit, does not
+ * print), and what it was built from: the generation the caller gave
+ * and the jobs, in the order of the entries. */
+struct job_cache_slot {
+    struct lyd_node *root;          /* NULL: none kept */
+    unsigned long long gen;
+    const struct lr_job **jobs;     /* [n], the entries' jobs */
+    size_t n;
+    size_t nodes;                   /* data nodes, the defaults too */
+};
+
+struct lr_yang_job_cache {
+    size_t max_nodes;
+    struct job_cache_slot slot[2];  /* [config_only] */
+    struct lr_yang_job_cache_stats stats;
+};
+
+struct lr_yang_job_cache *
+lr_yang_job_cache_new(size_t max_nodes)
+{
+    struct lr_yang_job_cache *c = calloc(1, sizeof *c);
+    if (c)
+        c->max_nodes = max_nodes;
+    return c;
+}
+
+static void
+job_cache_drop(struct lr_yang_job_cache *c, struct job_cache_slot *s)
+{
+    c->stats.nodes -= s->nodes;
+    lyd_free_all(s->root);
+    free(s->jobs);
+    memset(s, 0, sizeof *s);
+}
+
+void
+lr_yang_job_cache_free(struct lr_yang_job_cache *c)
+{
+    if (!c)
+        return;
+    for (int k = 0; k < 2; k++)
+        job_cache_drop(c, &c->slot[k]);
+    free(c);
+}
+
+void
+lr_yang_job_cache_stats(const struct lr_yang_job_cache *c,
+                        struct lr_yang_job_cache_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (c)
+        *out = c->stats;
+}
+
+/* The data nodes of the tree 'root', its metadata aside. */
+static size_t
+job_tree_nodes(const struct lyd_node *root)
+{
+    const struct lyd_node *e;
+    size_t n = 0;
+    LYD_TREE_DFS_BEGIN(root, e) {
+        n++;
+        LYD_TREE_DFS_END(root, e);
+    }
+    return n;
+}
+
+/* The completed jobs tree of the 'n' 'jobs' as env->config_only asks:
+ * '*root' the one 'c' keeps (borrowed, '*owned' false) when it was
+ * built for generation 'gen' from these jobs in this order, else built
+ * now ('*owned' true: the caller frees it), and kept by 'c' in place of
+ * its former one ('*owned' false) when it has at most c->max_nodes
+ * nodes.  'c' may be NULL: built, owned.  Returns an errno value for our
+ * own errors (env->err said; EINVAL: two jobs of one name or a job that
+ * does not print), or 0 with libyang's result in '*rcp'. */
+static int
+job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
+               const struct lr_yang_job_env *env,
+               const struct lr_job *const *jobs, int n,
+               struct lyd_node **root, bool *owned, LY_ERR *rcp)
+{
+    struct job_cache_slot *s = c ? &c->slot[env->config_only] : NULL;
+    size_t nj = n > 0 ? (size_t) n : 0;
+    int ret;
+
+    *root = NULL;
+    *owned = true;
+    *rcp = LY_SUCCESS;
+    if (s && s->root && s->gen == gen && s->n == nj
+        && (!nj || !memcmp(s->jobs, jobs, nj * sizeof *jobs))) {
+        c->stats.hits++;
+        *root = s->root;
+        *owned = false;
+        return 0;
+    }
+    if ((ret = job_names_unique(env, jobs, n)))
+        return ret;
+    if ((*rcp = lyd_new_inner(NULL, env->mod, "jobs", 0, root)))
+        return 0;
+    for (size_t i = 0; i < nj; i++)
+        if ((ret = lr_yang_job_add(env, jobs[i], *root, rcp)) || *rcp)
+            goto fail;
+    if ((*rcp = job_tree_defaults(*root, env->config_only)))
+        goto fail;
+    if (!c)
+        return 0;
+    c->stats.builds++;
+    /* What was kept for another generation is no use to any request
+     * now: dropped, the other form's too. */
+    for (int k = 0; k < 2; k++)
+        if (c->slot[k].root && (&c->slot[k] == s || c->slot[k].gen != gen))
+            job_cache_drop(c, &c->slot[k]);
+    size_t nodes = job_tree_nodes(*root);
+    const struct lr_job **kept = nodes <= c->max_nodes
+                                 ? malloc((nj + 1) * sizeof *kept) : NULL;
+    if (!kept) {
+        c->stats.too_large += nodes > c->max_nodes;
+        return 0;
+    }
+    if (nj)
+        memcpy(kept, jobs, nj * sizeof *kept);
+    *s = (struct job_cache_slot) { .root = *root, .gen = gen, .jobs = kept,
+                                   .n = nj, .nodes = nodes };
+    c->stats.nodes += nodes;
+    *owned = false;
+    return 0;
+
+fail:
+    lyd_free_all(*root);
+    *root = NULL;
+    return ret;
+}
+
+int
+lr_yang_job_cache_to_json(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
+                          unsigned long long gen,
+                          const struct lr_job *const *jobs, int n, bool list,
+                          bool config_only, const struct lr_topo *topo,
+                          const struct lr_cluster *cluster,
+                          const struct lr_modtable *mods, char **out,
+                          char *err, size_t errlen)
+{
+    struct lr_yang_job_env env = {
+        .topo = topo, .cluster = cluster, .mods = mods,
+        .err = err, .errlen = errlen, .config_only = config_only,
+    };
+    struct lyd_node *root = NULL;
+    bool owned = true;
+    int ret = 0;
+    LY_ERR rc = LY_SUCCESS;
+
+    *out = NULL;
+    if (n < 0) {
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL,
+                     "%d jobs to print", n);
+        return EINVAL;
+    }
+    if (!(env.mod = lr_yang_module(ctx, LR_YANG_LRJ, LR_YANG_JOB_DOC, err,
+                                   errlen)))
+        return EINVAL;
+    ly_err_clean(ctx, NULL);
+    ret = job_cache_root(c, gen, &env, jobs, n, &root, &owned, &rc);
+    if (ret == ENOMEM)
+        lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
+    if (!ret && !rc)
+        ret = job_tree_print(ctx, env.mod, root, NULL,
+                             list ? JOB_FORM_LIST : JOB_FORM_JOBS, out, err,
+                             errlen);
+    else if (!ret)
+        ret = lr_yang_ly_err(ctx, rc, LR_YANG_JOB_DOC, err, errlen);
+    if (owned)
+        lyd_free_all(root);
+    return ret;
+}
+
 /* ---- Selection: list pagination's where and sort-by ---- */
 
 /* One job being sorted: its value of the sort-by leaf (NULL: it has
@@ -1071,7 +1250,10 @@ struct job_tree_entry {
 };
 
 struct lr_yang_job_tree {
-    struct lyd_node *root;          /* the jobs container; owned */
+    /* The jobs container: owned, or 'borrowed' from a cache
+     * (lr_yang_job_cache_select_tree()), which it is not to change. */
+    struct lyd_node *root;
+    bool borrowed;
     const struct lys_module *mod;
     bool config_only;               /* built without the state */
     size_t n;
@@ -1866,12 +2048,13 @@ job_tree_entry_cmp(const void *a, const void *b)
     return (x->job > y->job) - (x->job < y->job);
 }
 
-/* The tree 'root' (taken: NULL on return) with the 'm' entries of 'sel'
- * for lr_yang_job_select_tree()'s caller, or NULL when memory is
- * short (root freed). */
+/* The tree 'root' (taken: NULL on return; a cache's when not 'owned')
+ * with the 'm' entries of 'sel' for lr_yang_job_select_tree()'s
+ * caller, or NULL when memory is short (root freed when owned). */
 static struct lr_yang_job_tree *
-job_tree_keep(struct lyd_node **root, const struct lys_module *mod,
-              bool config_only, const struct job_sel *sel, size_t m)
+job_tree_keep(struct lyd_node **root, bool owned,
+              const struct lys_module *mod, bool config_only,
+              const struct job_sel *sel, size_t m)
 {
     struct lr_yang_job_tree *t = calloc(1, sizeof *t);
     if (t && !(t->kept = malloc((m + 1) * sizeof *t->kept))) {
@@ -1879,11 +2062,13 @@ job_tree_keep(struct lyd_node **root, const struct lys_module *mod,
         t = NULL;
     }
     if (!t) {
-        lyd_free_all(*root);
+        if (owned)
+            lyd_free_all(*root);
         *root = NULL;
         return NULL;
     }
     t->root = *root;
+    t->borrowed = !owned;
     *root = NULL;
     t->mod = mod;
     t->config_only = config_only;
@@ -1901,7 +2086,8 @@ lr_yang_job_tree_free(struct lr_yang_job_tree *t)
 {
     if (!t)
         return;
-    lyd_free_all(t->root);
+    if (!t->borrowed)
+        lyd_free_all(t->root);
     free(t->kept);
     free(t);
 }
@@ -1963,6 +2149,29 @@ lr_yang_job_tree_page_to_json(struct ly_ctx *ctx, struct lr_yang_job_tree *t,
             ret = EINVAL;
             goto cleanup;
         }
+    /* A cache's tree stays as it is: the page's entries are copied
+     * (their flags too: a default added stays unprinted) into a jobs
+     * container of the page's own. */
+    if (t->borrowed) {
+        struct lyd_node *root = NULL;
+        LY_ERR rc = lyd_new_inner(NULL, t->mod, "jobs", 0, &root);
+        for (int k = 0; !rc && k < n; k++) {
+            struct lyd_node *d = NULL, *st;
+            rc = lyd_dup_single(page[k], NULL, LYD_DUP_RECURSIVE
+                                                   | LYD_DUP_WITH_FLAGS, &d);
+            if (!rc && config_only && !t->config_only
+                && (st = job_tree_state(d)))
+                lyd_free_tree(st);
+            if (!rc && (rc = lyd_insert_child(root, d)))
+                lyd_free_tree(d);
+        }
+        ret = rc ? lr_yang_ly_err(ctx, rc, LR_YANG_JOB_DOC, err, errlen)
+                 : job_tree_print(ctx, t->mod, root, meta,
+                                  list ? JOB_FORM_LIST : JOB_FORM_JOBS, out,
+                                  err, errlen);
+        lyd_free_all(root);
+        goto cleanup;
+    }
     /* The page's entries out, the others freed, the page back in its
      * own order: a list ordered-by system is printed in the order its
      * entries were inserted, as job_print() builds them. */
@@ -2000,7 +2209,8 @@ cleanup:
 #define JOB_WHERE_PLUS \
     " (a + in a query is a plus, not a space: send a space as %20)"
 
-static int job_select_tree(struct ly_ctx *, const struct lr_job *const *,
+static int job_select_tree(struct ly_ctx *, struct lr_yang_job_cache *,
+                           unsigned long long, const struct lr_job *const *,
                            int, const char *, const char *, bool,
                            const struct lr_yang_where_budget *,
                            const struct lr_topo *, const struct lr_cluster *,
@@ -2023,11 +2233,6 @@ lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                                    out, nout, NULL, err, errlen);
 }
 
-/* job_select_tree(), whose refusal of a where sent with its spaces as
- * '+' (a '+' and no space: the form encoding, the commonest way to a
- * broken where) says JOB_WHERE_PLUS whatever the refusal: two
- * conditions joined by "+and+" read as a chain of comparisons, "+or+"
- * as a node named "or", and neither is a syntax error. */
 int
 lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                         int n, const char *where, const char *sort_by,
@@ -2040,9 +2245,34 @@ lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                         struct lr_yang_job_tree **tree, char *err,
                         size_t errlen)
 {
-    int ret = job_select_tree(ctx, jobs, n, where, sort_by, config_only,
-                              budget, topo, cluster, mods, out, nout, tree,
-                              err, errlen);
+    return lr_yang_job_cache_select_tree(ctx, NULL, 0, jobs, n, where,
+                                         sort_by, config_only, budget, topo,
+                                         cluster, mods, out, nout, tree, err,
+                                         errlen);
+}
+
+/* job_select_tree(), whose refusal of a where sent with its spaces as
+ * '+' (a '+' and no space: the form encoding, the commonest way to a
+ * broken where) says JOB_WHERE_PLUS whatever the refusal: two
+ * conditions joined by "+and+" read as a chain of comparisons, "+or+"
+ * as a node named "or", and neither is a syntax error. */
+int
+lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
+                              unsigned long long gen,
+                              const struct lr_job *const *jobs, int n,
+                              const char *where, const char *sort_by,
+                              bool config_only,
+                              const struct lr_yang_where_budget *budget,
+                              const struct lr_topo *topo,
+                              const struct lr_cluster *cluster,
+                              const struct lr_modtable *mods,
+                              const struct lr_job ***out, int *nout,
+                              struct lr_yang_job_tree **tree, char *err,
+                              size_t errlen)
+{
+    int ret = job_select_tree(ctx, c, gen, jobs, n, where, sort_by,
+                              config_only, budget, topo, cluster, mods, out,
+                              nout, tree, err, errlen);
     size_t len = err ? strlen(err) : 0;
     if (ret == EINVAL && where && strchr(where, '+') && !strchr(where, ' ')
         && strstr(err, "the query's where '") && !strstr(err, JOB_WHERE_PLUS)
@@ -2052,8 +2282,9 @@ lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
 }
 
 static int
-job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
-                const char *where, const char *sort_by, bool config_only,
+job_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *cache,
+                unsigned long long gen, const struct lr_job *const *jobs,
+                int n, const char *where, const char *sort_by, bool config_only,
                 const struct lr_yang_where_budget *budget,
                 const struct lr_topo *topo, const struct lr_cluster *cluster,
                 const struct lr_modtable *mods, const struct lr_job ***out,
@@ -2067,6 +2298,7 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
     const struct job_examples *ex = &job_examples[config_only];
     const struct lysc_node *list, *leaf = NULL;
     struct lyd_node *root = NULL;
+    bool owned = true;
     struct job_sel *sel = NULL;
     struct ly_set *atoms = NULL;
     size_t m = 0;
@@ -2312,19 +2544,14 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
      * Running's has no state: built without it (a third of the time of
      * building it and cutting it after, with 10,000 jobs), and completed
      * so that none is added (a default of state would be).  Two jobs
-     * of one name are the server's fault, not the query's: EIO. */
-    if ((ret = job_names_unique(&env, jobs, n))) {
+     * of one name are the server's fault, not the query's: EIO.  The
+     * cache's tree when it holds these jobs (job_cache_root()). */
+    if ((ret = job_cache_root(cache, gen, &env, jobs, n, &root, &owned,
+                              &rc))) {
         ret = ret == ENOMEM ? ENOMEM : EIO;
         goto cleanup;
     }
-    if ((rc = lyd_new_inner(NULL, env.mod, "jobs", 0, &root)))
-        goto cleanup;
-    for (int i = 0; i < n; i++)
-        if ((ret = lr_yang_job_add(&env, jobs[i], root, &rc)) || rc) {
-            ret = ret ? EIO : 0;
-            goto cleanup;
-        }
-    if ((rc = job_tree_defaults(root, config_only)))
+    if (rc)
         goto cleanup;
     /* The budget counts the evaluation alone: building the list is
      * what a GET of every job costs anyway. */
@@ -2366,8 +2593,8 @@ job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
     for (size_t j = 0; j < m; j++)
         (*out)[j] = sel[j].job;
     *nout = (int) m;
-    if (tree && !(*tree = job_tree_keep(&root, env.mod, config_only, sel,
-                                        m)))
+    if (tree && !(*tree = job_tree_keep(&root, owned, env.mod, config_only,
+                                        sel, m)))
         ret = ENOMEM;
 
 cleanup:
@@ -2376,7 +2603,8 @@ cleanup:
               ? ENOMEM : EIO;
     else if (ret == ENOMEM)
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
-    lyd_free_all(root);
+    if (owned)
+        lyd_free_all(root);
     free(sel);
     if (ret) {
         free(*out);

@@ -271,6 +271,71 @@ bool lr_yang_job_tree_has_state(const struct lr_yang_job_tree *tree);
 
 void lr_yang_job_tree_free(struct lr_yang_job_tree *tree);
 
+/* ---- The jobs trees kept across requests ---- */
+
+/* The jobs tree a GET of the whole list, and a where or a sort-by,
+ * build (with each job's state, and without it for running and the
+ * cuts that keep none), kept from one request to the next until the
+ * jobs change: building it is most of such a GET's CPU
+ * (docs/benchmarks.md, "The jobs tree kept across GETs").  A cache
+ * serves one controller's jobs: the caller gives with the jobs the
+ * number lr_ctl_jobs_gen() gave for them (controller/lr_ctl.h), which
+ * changes with anything the tree prints; a tree is used again only for
+ * that number and the same pointers in the same order
+ * (lr_ctl_list_refs()), else built again (and the former dropped).
+ * One thread at a time, as its context. */
+struct lr_yang_job_cache;
+
+/* A cache that keeps a tree of at most 'max_nodes' data nodes (a
+ * larger one is built for its request and freed; 0: none kept), or
+ * NULL when out of memory.  Free it with lr_yang_job_cache_free()
+ * (NULL: nothing), before the context its trees were built in. */
+struct lr_yang_job_cache *lr_yang_job_cache_new(size_t max_nodes);
+void lr_yang_job_cache_free(struct lr_yang_job_cache *);
+
+/* What a cache did: the requests it answered from a tree kept
+ * ('hits'), the trees it built ('builds'), those it did not keep for
+ * their size ('too_large'), and the data nodes it holds now. */
+struct lr_yang_job_cache_stats {
+    unsigned long long hits, builds, too_large;
+    size_t nodes;
+};
+void lr_yang_job_cache_stats(const struct lr_yang_job_cache *,
+                             struct lr_yang_job_cache_stats *out);
+
+/* lr_yang_job_page_to_json() of every job ('jobs', 'n': the whole list
+ * of generation 'gen', in its order), with no annotation, or with
+ * 'config_only' lr_yang_job_page_config_to_json(): the same bytes,
+ * printed from the tree 'cache' keeps (NULL: built for this call
+ * alone). */
+int lr_yang_job_cache_to_json(struct ly_ctx *, struct lr_yang_job_cache *,
+                              unsigned long long gen,
+                              const struct lr_job *const *jobs, int n,
+                              bool list, bool config_only,
+                              const struct lr_topo *topo,
+                              const struct lr_cluster *cluster,
+                              const struct lr_modtable *mods, char **out,
+                              char *err, size_t errlen);
+
+/* lr_yang_job_select_tree() on the tree 'cache' keeps for the whole
+ * list 'jobs' of generation 'gen' (NULL: built for this call alone).
+ * '*tree' borrows it: lr_yang_job_tree_page_to_json() copies the
+ * page's entries out of it (it may be called again), and
+ * lr_yang_job_tree_free() leaves it to the cache; free '*tree' before
+ * the cache is used again. */
+int lr_yang_job_cache_select_tree(struct ly_ctx *, struct lr_yang_job_cache *,
+                                  unsigned long long gen,
+                                  const struct lr_job *const *jobs, int n,
+                                  const char *where, const char *sort_by,
+                                  bool config_only,
+                                  const struct lr_yang_where_budget *budget,
+                                  const struct lr_topo *topo,
+                                  const struct lr_cluster *cluster,
+                                  const struct lr_modtable *mods,
+                                  const struct lr_job ***out, int *nout,
+                                  struct lr_yang_job_tree **tree, char *err,
+                                  size_t errlen);
+
 /* ---- Resource state (lightrail-state) ---- */
 
 /* A block of slots [first, first + m) of a link, held by 'job'. */
