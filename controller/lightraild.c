@@ -96,6 +96,12 @@
 #include "yang/lr_yang.h"
 #include "yang/lr_yang_job.h"
 
+/* The largest jobs tree kept across GETs (app.jobs_cache), in data
+ * nodes (docs/controller.md, "The jobs tree kept across GETs", says
+ * what it costs in memory).  A larger tree (thousands of active jobs
+ * of many lightpaths) is built for each GET, as before. */
+#define LIGHTRAILD_JOBS_CACHE_NODES 4000000
+
 static void
 usage(FILE *f)
 {
@@ -1070,6 +1076,10 @@ main(int argc, char **argv)
      * edits"). */
     app.started = time(NULL);
     app.where_budget_s = cfg->where_budget_s;
+    /* Without it (out of memory) every GET builds the jobs, as before. */
+    if (!(app.jobs_cache = lr_yang_job_cache_new(LIGHTRAILD_JOBS_CACHE_NODES)))
+        lr_log(LR_LOG_WARN, "the jobs tree is built for each GET: no memory "
+               "to keep it");
     app.srv = d.srv;
     /* Every error body sent is checked against ietf-restconf's
      * yang-errors: the northbound library, free of libyang, builds them
@@ -1191,6 +1201,7 @@ cleanup:
     if (d.reconcile)
         event_free(d.reconcile);
     nb_server_free(d.srv);
+    lr_yang_job_cache_free(app.jobs_cache);
     nb_server_tls_free(listen_tls);
     if (d.base)
         event_base_free(d.base);

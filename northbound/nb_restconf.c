@@ -833,7 +833,10 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
  * Only the page's jobs are built and printed (without their state when
  * the cut keeps none of it, content=config, fields that select none or
  * a depth that cuts it: read_config_text()), or after a where or a
- * sort-by, which built every job, taken from that tree; with a limit,
+ * sort-by, which built every job, taken from that tree; every job, and
+ * the tree a where or a sort-by is judged on, are taken from the tree
+ * kept across GETs (app->jobs_cache) while lr_ctl_jobs_gen() says no
+ * job, topology or inventory changed since it was built; with a limit,
  * the page's first entry carries the annotations
  * lightrail-job:remaining (when the limit left some out), next and
  * previous (the cursors of the jobs after and before it). */
@@ -865,12 +868,13 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
     char err[1024];
     int m = 0, rc = ENOMEM;
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
-        rc = lr_yang_job_select_tree(app->ly, *jobs, *n, where, sort_by,
-                                     config_only, &budget,
-                                     lr_ctl_topo(app->ctl),
-                                     lr_ctl_cluster(app->ctl),
-                                     lr_ctl_modtable(app->ctl), &sel, &m,
-                                     tree, err, sizeof err);
+        rc = lr_yang_job_cache_select_tree(app->ly, app->jobs_cache,
+                                           lr_ctl_jobs_gen(app->ctl), *jobs,
+                                           *n, where, sort_by, config_only,
+                                           &budget, lr_ctl_topo(app->ctl),
+                                           lr_ctl_cluster(app->ctl),
+                                           lr_ctl_modtable(app->ctl), &sel,
+                                           &m, tree, err, sizeof err);
     else
         snprintf(err, sizeof err, "out of memory");
     free(where);
@@ -1020,7 +1024,19 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
      * the state that tree was built without. */
     bool config_text = read_config_text(app, req, &rd,
                                         list ? JOB_NODE : JOBS_NODE);
-    if (tree && (config_text || lr_yang_job_tree_has_state(tree))
+    /* Every job in the list's order, no annotation: the tree kept
+     * across GETs (app->jobs_cache), when there is one. */
+    bool whole = !tree && count == (size_t) n && !meta.remaining
+                 && !meta.next && !meta.previous
+                 && (!count || !memcmp(page, jobs, count * sizeof *page));
+    if (whole
+        ? lr_yang_job_cache_to_json(app->ly, app->jobs_cache,
+                                    lr_ctl_jobs_gen(app->ctl), jobs, n, list,
+                                    config_text, lr_ctl_topo(app->ctl),
+                                    lr_ctl_cluster(app->ctl),
+                                    lr_ctl_modtable(app->ctl), &out, err,
+                                    sizeof err)
+        : tree && (config_text || lr_yang_job_tree_has_state(tree))
         ? lr_yang_job_tree_page_to_json(app->ly, tree, page, (int) count,
                                         &meta, list, config_text, &out, err,
                                         sizeof err)

@@ -218,6 +218,11 @@ struct nb_app {
      * in seconds (lightraild's where-budget; lr_yang_job_select()'s
      * budget, read on CLOCK_MONOTONIC); 0: no bound. */
     double where_budget_s;
+    /* The jobs tree kept across GETs (borrowed: its maker frees it,
+     * after the server), or NULL: built for each GET.  A GET of every
+     * job, and a where or a sort-by, take it while
+     * lr_ctl_jobs_gen(ctl) says the jobs are those it was built from. */
+    struct lr_yang_job_cache *jobs_cache;
 };
 
 /* A reload of the ppo policy asked outside the API ('how', e.g.
