@@ -1166,11 +1166,14 @@ job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
     for (int k = 0; k < 2; k++)
         if (c->slot[k].root && (&c->slot[k] == s || c->slot[k].gen != gen))
             job_cache_drop(c, &c->slot[k]);
+    /* The bound is on both trees together: the other form's, of this
+     * generation, stays. */
     size_t nodes = job_tree_nodes(*root);
-    const struct lr_job **kept = nodes <= c->max_nodes
-                                 ? malloc((nj + 1) * sizeof *kept) : NULL;
+    bool fits = nodes <= c->max_nodes - c->stats.nodes;
+    const struct lr_job **kept = fits ? malloc((nj + 1) * sizeof *kept)
+                                      : NULL;
     if (!kept) {
-        c->stats.too_large += nodes > c->max_nodes;
+        c->stats.too_large += !fits;
         return 0;
     }
     if (nj)

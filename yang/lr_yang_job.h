@@ -286,16 +286,17 @@ void lr_yang_job_tree_free(struct lr_yang_job_tree *tree);
  * One thread at a time, as its context. */
 struct lr_yang_job_cache;
 
-/* A cache that keeps a tree of at most 'max_nodes' data nodes (a
- * larger one is built for its request and freed; 0: none kept), or
- * NULL when out of memory.  Free it with lr_yang_job_cache_free()
+/* A cache that keeps trees of at most 'max_nodes' data nodes together
+ * (one that would pass it is built for its request and freed; 0: none
+ * kept; a node is about 150 bytes), or NULL when out of memory.  Free it with lr_yang_job_cache_free()
  * (NULL: nothing), before the context its trees were built in. */
 struct lr_yang_job_cache *lr_yang_job_cache_new(size_t max_nodes);
 void lr_yang_job_cache_free(struct lr_yang_job_cache *);
 
 /* What a cache did: the requests it answered from a tree kept
  * ('hits'), the trees it built ('builds'), those it did not keep for
- * their size ('too_large'), and the data nodes it holds now. */
+ * their size ('too_large'), and the data nodes it holds now (those of
+ * its trees, the defaults added too). */
 struct lr_yang_job_cache_stats {
     unsigned long long hits, builds, too_large;
     size_t nodes;
