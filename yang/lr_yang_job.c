@@ -1053,12 +1053,13 @@ cleanup:
 /* ---- The jobs trees kept across requests ---- */
 
 /* One tree kept: every job's entry, with the state or without it
- * (config_only), completed by job_tree_defaults() (which a where and a
- * sort-by need, and which the printer's mode, explicit, does not
- * print), and what it was built from: the generation the caller gave
+ * (config_only), completed by job_tree_defaults() once a where or a
+ * sort-by needed it (the printer's mode, explicit, does not print
+ * them), and what it was built from: the generation the caller gave
  * and the jobs, in the order of the entries. */
 struct job_cache_slot {
     struct lyd_node *root;          /* NULL: none kept */
+    bool completed;
     unsigned long long gen;
     const struct lr_job **jobs;     /* [n], the entries' jobs */
     size_t n;
@@ -1121,18 +1122,22 @@ job_tree_nodes(const struct lyd_node *root)
     return n;
 }
 
-/* The completed jobs tree of the 'n' 'jobs' as env->config_only asks:
- * '*root' the one 'c' keeps (borrowed, '*owned' false) when it was
- * built for generation 'gen' from these jobs in this order, else built
- * now ('*owned' true: the caller frees it), and kept by 'c' in place of
- * its former one ('*owned' false) when it has at most c->max_nodes
- * nodes.  'c' may be NULL: built, owned.  Returns an errno value for our
- * own errors (env->err said; EINVAL: two jobs of one name or a job that
- * does not print), or 0 with libyang's result in '*rcp'. */
+/* The jobs tree of the 'n' 'jobs' as env->config_only asks, completed
+ * (job_tree_defaults()) when 'complete' asks (a where, a sort-by; a
+ * GET's print does without): '*root' the one 'c' keeps (borrowed,
+ * '*owned' false) when it was built for generation 'gen' from these
+ * jobs in this order, else built now ('*owned' true: the caller frees
+ * it), and kept by 'c' ('*owned' false) when its nodes and those 'c'
+ * keeps of this generation are at most c->max_nodes.  What 'c' kept of
+ * another generation is freed before the build, whose allocations
+ * reuse its memory.  'c' may be NULL: built, owned.  Returns an errno
+ * value for our own errors (env->err said; EINVAL: two jobs of one
+ * name or a job that does not print), or 0 with libyang's result in
+ * '*rcp'. */
 static int
 job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
                const struct lr_yang_job_env *env,
-               const struct lr_job *const *jobs, int n,
+               const struct lr_job *const *jobs, int n, bool complete,
                struct lyd_node **root, bool *owned, LY_ERR *rcp)
 {
     struct job_cache_slot *s = c ? &c->slot[env->config_only] : NULL;
@@ -1144,10 +1149,30 @@ job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
     *rcp = LY_SUCCESS;
     if (s && s->root && s->gen == gen && s->n == nj
         && (!nj || !memcmp(s->jobs, jobs, nj * sizeof *jobs))) {
+        if (complete && !s->completed) {
+            /* Completed once, kept so: the printer's explicit mode
+             * leaves the defaults out of a GET's text. */
+            if ((*rcp = job_tree_defaults(s->root, env->config_only))) {
+                job_cache_drop(c, s);
+                return 0;
+            }
+            s->completed = true;
+            c->stats.nodes -= s->nodes;
+            s->nodes = job_tree_nodes(s->root);
+            c->stats.nodes += s->nodes;
+        }
         c->stats.hits++;
         *root = s->root;
         *owned = false;
         return 0;
+    }
+    if (c) {
+        /* What was kept for another generation is no use to any
+         * request now: freed, the other form's too. */
+        for (int k = 0; k < 2; k++)
+            if (c->slot[k].root
+                && (&c->slot[k] == s || c->slot[k].gen != gen))
+                job_cache_drop(c, &c->slot[k]);
     }
     if ((ret = job_names_unique(env, jobs, n)))
         return ret;
@@ -1156,16 +1181,11 @@ job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
     for (size_t i = 0; i < nj; i++)
         if ((ret = lr_yang_job_add(env, jobs[i], *root, rcp)) || *rcp)
             goto fail;
-    if ((*rcp = job_tree_defaults(*root, env->config_only)))
+    if (complete && (*rcp = job_tree_defaults(*root, env->config_only)))
         goto fail;
     if (!c)
         return 0;
     c->stats.builds++;
-    /* What was kept for another generation is no use to any request
-     * now: dropped, the other form's too. */
-    for (int k = 0; k < 2; k++)
-        if (c->slot[k].root && (&c->slot[k] == s || c->slot[k].gen != gen))
-            job_cache_drop(c, &c->slot[k]);
     /* The bound is on both trees together: the other form's, of this
      * generation, stays. */
     size_t nodes = job_tree_nodes(*root);
@@ -1179,7 +1199,8 @@ job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
     if (nj)
         memcpy(kept, jobs, nj * sizeof *kept);
     *s = (struct job_cache_slot) { .root = *root, .gen = gen, .jobs = kept,
-                                   .n = nj, .nodes = nodes };
+                                   .n = nj, .nodes = nodes,
+                                   .completed = complete };
     c->stats.nodes += nodes;
     *owned = false;
     return 0;
@@ -1218,7 +1239,7 @@ lr_yang_job_cache_to_json(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
                                    errlen)))
         return EINVAL;
     ly_err_clean(ctx, NULL);
-    ret = job_cache_root(c, gen, &env, jobs, n, &root, &owned, &rc);
+    ret = job_cache_root(c, gen, &env, jobs, n, false, &root, &owned, &rc);
     if (ret == ENOMEM)
         lr_yang_errf(err, errlen, LR_YANG_JOB_DOC, NULL, "out of memory");
     if (!ret && !rc)
@@ -2287,7 +2308,8 @@ lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
 static int
 job_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *cache,
                 unsigned long long gen, const struct lr_job *const *jobs,
-                int n, const char *where, const char *sort_by, bool config_only,
+                int n, const char *where, const char *sort_by,
+                bool config_only,
                 const struct lr_yang_where_budget *budget,
                 const struct lr_topo *topo, const struct lr_cluster *cluster,
                 const struct lr_modtable *mods, const struct lr_job ***out,
@@ -2549,7 +2571,7 @@ job_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *cache,
      * so that none is added (a default of state would be).  Two jobs
      * of one name are the server's fault, not the query's: EIO.  The
      * cache's tree when it holds these jobs (job_cache_root()). */
-    if ((ret = job_cache_root(cache, gen, &env, jobs, n, &root, &owned,
+    if ((ret = job_cache_root(cache, gen, &env, jobs, n, true, &root, &owned,
                               &rc))) {
         ret = ret == ENOMEM ? ENOMEM : EIO;
         goto cleanup;

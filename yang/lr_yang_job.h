@@ -288,8 +288,9 @@ struct lr_yang_job_cache;
 
 /* A cache that keeps trees of at most 'max_nodes' data nodes together
  * (one that would pass it is built for its request and freed; 0: none
- * kept; a node is about 150 bytes), or NULL when out of memory.  Free it with lr_yang_job_cache_free()
- * (NULL: nothing), before the context its trees were built in. */
+ * kept; a node is about 150 bytes), or NULL when out of memory.  Free
+ * it with lr_yang_job_cache_free() (NULL: nothing), before the context
+ * its trees were built in. */
 struct lr_yang_job_cache *lr_yang_job_cache_new(size_t max_nodes);
 void lr_yang_job_cache_free(struct lr_yang_job_cache *);
 

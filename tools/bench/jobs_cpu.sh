@@ -12,6 +12,8 @@
 # wall clock: on the shared machine the wall clock varies with the
 # load, the CPU a GET costs much less.  Compare builds by running it
 # on each in turn (LIGHTRAILD an older build's lightraild), twice.
+# Then the daemon's resident memory (VmRSS) after the POSTs and after
+# the GETs: what a jobs tree kept across GETs holds.
 # Defaults: ./lightraild, 10000 jobs, 10 runs.  Run from the top of a
 # built tree.
 set -eu
@@ -43,6 +45,11 @@ for i in range(n):
     r = c.getresponse(); r.read()
     assert r.status == 201, r.status
 tck = os.sysconf("SC_CLK_TCK")
+def rss():
+    for line in open("/proc/%s/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024.0
+rss0 = rss()
 def cpu():
     f = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
     return (int(f[11]) + int(f[12])) / tck
@@ -62,4 +69,6 @@ for path in (J,
     print("| `%s` | %d | %.3f |" % (
         path.replace(J, "jobs").replace(R, "running's jobs"), len(b),
         (cpu() - t0) / runs))
+print()
+print("VmRSS: %.1f MB after the POSTs, %.1f MB after the GETs" % (rss0, rss()))
 PY
