@@ -8,12 +8,16 @@
 # where keeping nearly every job; running's jobs; a sort-by's page of
 # 100), one GET not counted, then RUNS GETs on one keep-alive
 # connection, and the daemon's utime + stime (/proc/PID/stat) over them
-# divided by RUNS: a row "| GET | bytes | seconds |".  CPU time, not the
-# wall clock: on the shared machine the wall clock varies with the
-# load, the CPU a GET costs much less.  Compare builds by running it
-# on each in turn (LIGHTRAILD an older build's lightraild), twice.
-# Then the daemon's resident memory (VmRSS) after the POSTs and after
-# the GETs: what a jobs tree kept across GETs holds.
+# divided by RUNS: a row "| GET | bytes | seconds |".  These repeat a
+# GET with no change between (since 2026-12-07 lightraild answers them
+# from the jobs tree it keeps); the last row GETs every job after a
+# POST each time (the GETs' CPU alone), which builds the tree again.
+# CPU time, not the wall clock: on the shared machine the wall clock
+# varies with the load, the CPU a GET costs much less.  Compare builds
+# by running it on each in turn (LIGHTRAILD an older build's
+# lightraild), twice.  Then the daemon's resident memory (VmRSS) after
+# the POSTs and after the GETs: what a jobs tree kept across GETs
+# holds.
 # Defaults: ./lightraild, 10000 jobs, 10 runs.  Run from the top of a
 # built tree.
 set -eu
@@ -69,6 +73,21 @@ for path in (J,
     print("| `%s` | %d | %.3f |" % (
         path.replace(J, "jobs").replace(R, "running's jobs"), len(b),
         (cpu() - t0) / runs))
+# Every job again, a job POSTed before each GET (counted: the GET
+# alone): what a GET costs when the jobs changed since the last.
+t = 0.0
+for i in range(runs):
+    body = json.dumps({"lightrail-job:job": [{
+        "name": "k%d" % i, "model": "bert-large", "batch": 32,
+        "microbatch": 1, "gpus": {"min": 1, "max": 8}}]})
+    c.request("POST", J, body, hdr)
+    r = c.getresponse(); r.read()
+    assert r.status == 201, r.status
+    t0 = cpu()
+    c.request("GET", J, headers=hdr); r = c.getresponse(); b = r.read()
+    assert r.status == 200, r.status
+    t += cpu() - t0
+print("| `jobs`, a job POSTed before each | %d | %.3f |" % (len(b), t / runs))
 print()
 print("VmRSS: %.1f MB after the POSTs, %.1f MB after the GETs" % (rss0, rss()))
 PY
