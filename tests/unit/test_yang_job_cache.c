@@ -226,6 +226,7 @@ test_every_change(void)
     /* Released and deleted; a job of GPUs alone deleted at once. */
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "b-wide", err, sizeof err), 0);
     assert_cache_fresh(c, "released");
+    assert_consistent(c);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "a-small", err, sizeof err), 0);
     assert_cache_fresh(c, "deleted");
 
@@ -260,6 +261,7 @@ test_every_change(void)
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "c-big", err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "d-doomed", err, sizeof err), 0);
     assert_cache_fresh(c, "all deleted");
+    assert_consistent(c);
     lr_ctl_free(c);
     lr_cluster_free(faster);
 }
