@@ -2297,9 +2297,13 @@ lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
     int ret = job_select_tree(ctx, c, gen, jobs, n, where, sort_by,
                               config_only, budget, topo, cluster, mods, out,
                               nout, tree, err, errlen);
-    size_t len = err ? strlen(err) : 0;
-    if (ret == EINVAL && where && strchr(where, '+') && !strchr(where, ' ')
-        && strstr(err, "the query's where '") && !strstr(err, JOB_WHERE_PLUS)
+    /* err[] is read only when it was written: on success a caller's
+     * buffer may hold anything, no NUL among it. */
+    if (ret != EINVAL || !err || !where || !strchr(where, '+')
+        || strchr(where, ' '))
+        return ret;
+    size_t len = strlen(err);
+    if (strstr(err, "the query's where '") && !strstr(err, JOB_WHERE_PLUS)
         && len + strlen(JOB_WHERE_PLUS) < errlen)
         memcpy(err + len, JOB_WHERE_PLUS, strlen(JOB_WHERE_PLUS) + 1);
     return ret;
