@@ -63,10 +63,20 @@ struct agent_party {
                                      ERROR, then it closed): reachable */
     bool closed_by_agent;         /* the failure is the agent's closing
                                      of a connection that had answered,
-                                     before it answered the request in
-                                     flight (exchange()): nothing of that
-                                     request ran, lr_agent_plan() may
-                                     run the plan again */
+                                     with its word ("closed: ...", an
+                                     ERROR of id 0: it makes room for
+                                     another), before it read the
+                                     request in flight (exchange()):
+                                     nothing of that request ran,
+                                     lr_agent_plan() may run the plan
+                                     again */
+    bool closed_silently;         /* the failure is the end of a
+                                     connection that had answered, with
+                                     no word (no ERROR): a crash, the OOM
+                                     killer, a restart; the request in
+                                     flight may be what killed it, so
+                                     the plan is not run again
+                                     (closed_without_a_word()) */
     /* When the connection's address was resolved, its TCP connection
      * accepted and its handshake finished (now_s()): which of them a
      * budget ran out in. */
@@ -217,6 +227,7 @@ fail(struct agent_party *ap, int err, const char *fmt, ...)
     ap->failed = err;
     ap->answered = false;     /* the caller says when it was an answer */
     ap->closed_by_agent = false;  /* ... or the agent's closing */
+    ap->closed_silently = false;
     disconnect(ap);
     return err;
 }
@@ -231,6 +242,7 @@ clear_failure(struct agent_party *ap)
     ap->starved = false;
     ap->answered = false;
     ap->closed_by_agent = false;
+    ap->closed_silently = false;
     ap->why[0] = '\0';
     ap->refused[0] = '\0';
 }
@@ -744,6 +756,35 @@ is_old_hello_refusal(const struct lr_wire_msg *req,
            && !strcmp(ans->text, "malformed frame: closing");
 }
 
+/* The agent ended a connection that had answered before (or the answer
+ * to 'req' it had begun, when 'begun'), with no word: an agent closes a
+ * plan's connection on purpose with an ERROR of id 0 ("closed: ...",
+ * cmd_agent.c's peer_at_limit(), when it makes room for another), so
+ * this is a crash or the OOM killer, or a stop, or one of its rules
+ * that closes without an answer (the idle timeout, a certificate
+ * refused since SIGHUP): its log says which.  ap->why, the failure
+ * fail() recorded, is said so (ap->closed_silently), and lr_agent_plan()
+ * does not run the plan again: the request in flight may be what ended
+ * the agent, and sent again it would end it again, with the other
+ * coordinators' jobs there; and one that died is not up again yet.
+ * Until 2026-12-07 it was run again as for that ERROR, against a dead
+ * agent, and failed as unreachable. */
+static void
+closed_without_a_word(struct agent_party *ap, const struct lr_wire_msg *req,
+                      bool begun)
+{
+    /* fail()'s words, "reading from ADDR port P: the agent closed the
+     * connection", cut to leave room for ours. */
+    char what[480];
+    snprintf(what, sizeof what, "%.479s", ap->why);
+    snprintf(ap->why, sizeof ap->why, "the agent at %s port %d closed "
+             "without a word %s %s (%s): it may have crashed or been "
+             "killed (OOM?); see its log", ap->address, ap->port,
+             begun ? "in the middle of its answer to" : "before answering",
+             lr_wire_type_name(req->type), what);
+    ap->closed_silently = true;
+}
+
 /* Sends 'req' (its id set here) and reads the answer into 'ans' (its
  * summary decoded into ap->sum).  0 with an answer of type 'want'; the
  * code of an ERROR answer; ENOTSUP when an agent older than req's
@@ -794,10 +835,11 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     if (!(rc = write_all(ap, ap->buf, n, deadline)))
         rc = read_all(ap, ap->buf, 4, deadline);
     if (rc) {
-        /* Closed before the answer's length came: the request never
-         * ran, or ran on a connection (and a job) the agent dropped. */
-        ap->closed_by_agent = answered_before
-                              && (rc == ECONNRESET || rc == EPIPE);
+        /* Closed before the answer's length came, with no word: the
+         * agent's ERROR of id 0 ("closed: ...") when it makes room for
+         * another connection is read as an answer, below. */
+        if (answered_before && (rc == ECONNRESET || rc == EPIPE))
+            closed_without_a_word(ap, req, false);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
     }
     int err;
@@ -811,8 +853,11 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                     announced <= LR_WIRE_MAX_FRAME && err
                     ? "less than a header" : "larger than any answer");
     /* A frame begun: its end is waited for until the same deadline. */
-    if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline)))
+    if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline))) {
+        if (rc == ECONNRESET || rc == EPIPE)
+            closed_without_a_word(ap, req, true);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
+    }
     ans->layers = NULL;
     ans->layers_cap = 0;
     ans->summary = ap->sum;
@@ -1492,7 +1537,8 @@ agent_failure(const struct lr_cluster *cl,
                      ap_of(parties[k])->out_of_budget ? "too slow"
                      : lr_agent_party_connected(parties[k])
                        || ap_of(parties[k])->answered
-                       || ap_of(parties[k])->closed_by_agent ? "failed"
+                       || ap_of(parties[k])->closed_by_agent
+                       || ap_of(parties[k])->closed_silently ? "failed"
                                                       : "unreachable",
                      e);
             return err;
@@ -1696,10 +1742,12 @@ lr_agent_plan(const struct lr_cluster *cl,
             ap->spared_backtracks = 0;
             ap->plan_revision = ap->revision;   /* a connection kept */
         }
-    /* An agent closes a connection in the middle of a plan when it makes
-     * room for another of this coordinator's (cmd_agent.c's
-     * peer_at_limit(): a connection quiet for a tenth of its idle
-     * timeout, while we waited on the other DCs), or when it restarts.
+    /* An agent closes a connection in the middle of a plan, saying so
+     * (an ERROR of id 0, "closed: ..."), when it makes room for another
+     * of this coordinator's (cmd_agent.c's peer_at_limit(): a
+     * connection quiet for a tenth of its idle timeout, while we waited
+     * on the other DCs).  A close with no word is not run again
+     * (closed_without_a_word(): a crash, the OOM killer).
      * The job's DP caches went with the connection, and a BACKTRACK
      * reads its last STEP's: the plan runs again from its start, the
      * agent given HELLO and JOB on a new connection (each run's T is

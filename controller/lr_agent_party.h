@@ -146,20 +146,26 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * refused", "agent DC failed: ...").
  *
  * An agent that closes its connection in the middle of the plan, before
- * answering the request in flight (its "closed: ..." ERROR when it makes
- * room for another connection of this coordinator, or the connection's
- * end, on a connection that had answered before), loses the job's state
- * with it: the plan is run again from its start, that agent given HELLO
- * and JOB on a new connection, at most LR_AGENT_PLAN_RETRIES times,
- * within the same budget.  A plan found so carries a note for each run
- * again ("agent DC closed its connection in the middle of the plan
- * (...): the plan was run again from its start on a new connection
- * (retry 1 of at most 2)"); when an agent closed it in every run, the
- * failure says so ("...; the plan was run again from its start 2 times,
- * the most it is, an agent closing its connection in each run (see the
- * agents' logs for why)"); when a run again fails for another cause,
- * its failure is followed by "; in the run before: " and those notes.
- * A time-out or an ERROR answer is never run again.
+ * reading the request in flight, with its word (its "closed: ..." ERROR
+ * when it makes room for another connection of this coordinator), loses
+ * the job's state with it: the plan is run again from its start, that
+ * agent given HELLO and JOB on a new connection, at most
+ * LR_AGENT_PLAN_RETRIES times, within the same budget.  A plan found
+ * so carries a note for each run again ("agent DC closed its
+ * connection in the middle of the plan (...): the plan was run again
+ * from its start on a new connection (retry 1 of at most 2)"); when
+ * an agent closed it in every run, the failure says so ("...; the plan
+ * was run again from its start 2 times, the most it is, an agent
+ * closing its connection in each run (see the agents' logs for why)");
+ * when a run again fails for another cause, its failure is followed by
+ * "; in the run before: " and those notes.
+ * A time-out or an ERROR answer is never run again, nor the end of a
+ * connection that had answered with no such word (a crash, the OOM
+ * killer: the request may be what killed the agent), which fails the
+ * plan as "agent DC failed: the agent at ADDR port P closed without a
+ * word before answering step (reading from ...: the agent closed the
+ * connection): it may have crashed or been killed (OOM?); see its log"
+ * (ECONNRESET or EPIPE).
  *
  * A plan found with an agent at protocol revision 1 carries, after the
  * notes above, one note per such agent ("agent dc2 (ADDR port P) speaks

@@ -435,6 +435,34 @@ else
     notok "an agent killed mid-chain: exit $rc, $(cat "$tmp/err")"
 fi
 
+# An agent killed (SIGKILL, as the OOM killer does) after it answered:
+# it closes with no word, unlike an agent that makes room (its ERROR
+# "closed: ..."), and the plan is not run again against it: it fails at
+# once, saying the agent may have crashed or been killed.  Until
+# 2026-12-07 (later) it was run again, twice, and failed as unreachable
+# (connection refused).  Killed once its --record has the JOB, whose
+# answer --delay-ms holds back.
+start_agent killed "$A/dc2.json" --delay-ms 3000 --record "$A/killed.rec" \
+    && KILLED=$APORT && KILLEDPID=$APID
+cluster "$P1" "$KILLED" "$P3" > "$tmp/killed.json"
+(for i in $(seq 300); do
+     grep -q '"type":"job"' "$A/killed.rec" 2>/dev/null && break
+     sleep 0.1
+ done
+ kill -9 $KILLEDPID) &
+KILLER=$!
+$LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/killed.json" \
+    $TLS --timeout 30 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+wait $KILLER
+wait $KILLEDPID 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "no plan: agent dc2 failed: the agent at 127.0.0.1 port $KILLED closed without a word before answering job (reading from 127.0.0.1 port $KILLED: the agent closed the connection): it may have crashed or been killed (OOM?); see its log" "$tmp/err" \
+   && ! grep -q "run again\|unreachable" "$tmp/err"; then
+    ok "an agent killed after it answered: not run again: $(cat "$tmp/err")"
+else
+    notok "an agent killed after it answered: exit $rc, $(cat "$tmp/err")"
+fi
+
 # An agent that refuses the job with EINVAL (another version's limits):
 # the agent's failure (exit 3), not a fault of the cluster file (exit 2),
 # though EINVAL is also what an agent serving another DC gives.  Then an

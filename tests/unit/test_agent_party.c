@@ -1439,15 +1439,20 @@ test_old_agent_degrades(void)
 
 /* An agent that closes a plan's connection before answering the
  * request in flight, DC 0 of tight instance 3699 (the others in this
- * process): with the ERROR it sends when it makes room for another
- * connection of this coordinator (1), or with none (2, as when it
- * restarts).  The plan is run again from its start on a new connection
- * and is CDynP's in this process, the same T and chain, with a note
- * saying so; an agent that closes it in every run fails the plan after
- * LR_AGENT_PLAN_RETRIES runs again, saying so; one that times out is
- * not run again.  Until 2026-12-07 the
+ * process), with the ERROR it sends when it makes room for another
+ * connection of this coordinator (1).  The plan is run again from its
+ * start on a new connection and is CDynP's in this process, the same T
+ * and chain, with a note saying so; an agent that closes it in every
+ * run fails the plan after LR_AGENT_PLAN_RETRIES runs again, saying so;
+ * one that times out is not run again.  Until 2026-12-07 the
  * plan failed at the first close ("agent dc.. failed: ... refused step
- * and closed the connection (closed: ...)"), its job blocked. */
+ * and closed the connection (closed: ...)"), its job blocked.
+ *
+ * One that closes with no word (2: crashed, killed by the OOM killer)
+ * is not run again: the plan fails at once, saying the agent closed
+ * without a word and may have crashed or been killed.  Until
+ * 2026-12-07 (later) it was run again as after that ERROR, twice, its
+ * request sent again to an agent it may have killed. */
 static void
 test_closed_mid_plan(void)
 {
@@ -1471,14 +1476,13 @@ test_closed_mid_plan(void)
     static const char *const says[] = {
         [1] = "and closed the connection (closed: no whole frame for 61 "
               "s (its job 1 dropped)",
-        [2] = ": the agent closed the connection)",
     };
     enum lr_tm_why verdict;
     char why[4096];
     int closes;
     bool connected;
     /* 0: undisturbed, through the same fake agent. */
-    for (int how = 0; how <= 2; how++) {
+    for (int how = 0; how <= 1; how++) {
         op_close = how;
         /* In the middle of the first chains. */
         op_close_at = 4;
@@ -1525,25 +1529,43 @@ test_closed_mid_plan(void)
 
     /* Closed in every run: the first and LR_AGENT_PLAN_RETRIES more;
      * the agent answered before, so it "failed", not "unreachable". */
-    for (int how = 1; how <= 2; how++) {
-        op_close = how;
-        op_close_conns = 4;
-        CU_ASSERT_EQUAL(plan_old(3699, 2, &verdict, why, sizeof why, res,
-                                 &closes, &connected),
-                        how == 1 ? ETIMEDOUT : ECONNRESET);
-        CU_ASSERT_EQUAL(closes, 1 + LR_AGENT_PLAN_RETRIES);
-        snprintf(want, sizeof want, "agent %s failed: %s", dc0,
-                 how == 1 ? "127.0.0.1 port " : "reading from 127.0.0.1 ");
-        CU_ASSERT(!strncmp(why, want, strlen(want)));
-        CU_ASSERT_PTR_NOT_NULL(strstr(why, how == 1 ? says[1]
-                                      : ": the agent closed the connection"));
-        snprintf(want, sizeof want, "; the plan was run again from its "
-                 "start 2 times, the most it is, an agent closing its "
-                 "connection in each run (see the agents' logs for why)");
-        if (!strstr(why, want))
-            fprintf(stderr, "why (%d): %s\n", how, why);
-        CU_ASSERT_PTR_NOT_NULL(strstr(why, want));
-    }
+    op_close = 1;
+    op_close_conns = 4;
+    CU_ASSERT_EQUAL(plan_old(3699, 2, &verdict, why, sizeof why, res,
+                             &closes, &connected), ETIMEDOUT);
+    CU_ASSERT_EQUAL(closes, 1 + LR_AGENT_PLAN_RETRIES);
+    snprintf(want, sizeof want, "agent %s failed: 127.0.0.1 port ", dc0);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, says[1]));
+    snprintf(want, sizeof want, "; the plan was run again from its "
+             "start 2 times, the most it is, an agent closing its "
+             "connection in each run (see the agents' logs for why)");
+    if (!strstr(why, want))
+        fprintf(stderr, "why (closed in every run): %s\n", why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, want));
+
+    /* Closed with no word, as by a crash or the OOM killer, on every
+     * connection: one run, not run again (one close where a retry would
+     * make three), the failure saying what to suspect. */
+    op_close = 2;
+    op_close_conns = 4;
+    CU_ASSERT_EQUAL(plan_old(3699, 2, &verdict, why, sizeof why, res,
+                             &closes, &connected), ECONNRESET);
+    CU_ASSERT_EQUAL(closes, 1);
+    CU_ASSERT(!connected);
+    snprintf(want, sizeof want, "agent %s failed: the agent at 127.0.0.1 "
+             "port ", dc0);
+    if (strncmp(why, want, strlen(want))
+        || !strstr(why, " closed without a word before answering ")
+        || strstr(why, "run again"))
+        fprintf(stderr, "why (closed without a word): %s\n", why);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, " closed without a word before "
+                                       "answering "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "(reading from 127.0.0.1 port "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "): it may have crashed or been "
+                                       "killed (OOM?); see its log"));
+    CU_ASSERT_PTR_NULL(strstr(why, "run again"));
 
     /* A time-out is not run again: the agent may still be computing
      * (the second connection would have answered the plan). */
@@ -1561,7 +1583,7 @@ test_closed_mid_plan(void)
      * new connection refused): the failure still says the plan was run
      * again and why, which it dropped before (only a plan found, or one
      * closed in every run, said so). */
-    op_close = 2;
+    op_close = 1;
     op_close_at = 4;
     op_close_conns = 1;
     op_refuse_from = 1;
