@@ -1187,6 +1187,17 @@ if command -v python3 > /dev/null; then
     else
         notok "predecessors false: $(grep -v '^ok: ' "$tmp/noprev.out" | head -5; grep 'serving on' "$A/noprev.log" "$A/revision.log")"
     fi
+    # SIGHUP reads predecessors again (2026-12-07; until then a change
+    # took a restart): true, then a STEP_OK carries them on a new
+    # connection; false again, and a connection of revision 2 is closed
+    # at its next request (tests/cli/agent_hup.py).
+    if python3 "$srcdir/tests/cli/agent_hup.py" "$C" "$NPV" dc2 coordinator \
+           $NPVPID "$A/dc2-noprev.json" "$A/noprev.log" \
+           > "$tmp/hup.out" 2>&1; then
+        ok "SIGHUP reads predecessors again, both ways ($(grep -c '^ok: ' "$tmp/hup.out") checks)"
+    else
+        notok "SIGHUP and predecessors: $(grep -v '^ok: ' "$tmp/hup.out" | head -5)"
+    fi
     stop_agent $NPVPID
 fi
 expect_bad "--max-cache-bytes wants a number of bytes" \

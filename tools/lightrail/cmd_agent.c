@@ -89,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -276,6 +277,8 @@ struct agent {
     double cache_bytes;           /* the connections' 'bytes', summed */
     int device_step;              /* --device-step; 0: automatic */
     const char *state_dir;
+    const char *config;           /* --config, read again on SIGHUP for
+                                   * its predecessors (on_hup()) */
     int state_fd;                 /* --state-dir, locked; -1: none */
     struct lr_agent_store *store; /* its writer; NULL without one */
     int delay_save_ms;            /* --delay-save-ms */
@@ -1285,6 +1288,8 @@ agent_revision(const struct agent *a)
                                : LR_WIRE_REVISION_PREV - 1;
 }
 
+static void conn_refuse(struct conn *c, int code, const char *what);
+
 /* One decoded request; queues its answer, or hands it to a worker. */
 static void
 conn_handle(struct conn *c, const struct lr_wire_msg *m)
@@ -1293,6 +1298,25 @@ conn_handle(struct conn *c, const struct lr_wire_msg *m)
     struct lr_wire_msg ans = { .id = m->id };
     char why[LR_WIRE_TEXT_MAX];
     int rc = 0;
+
+    /* Its HELLO agreed a revision above the one this agent speaks since
+     * a SIGHUP read predecessors false (on_hup()): its STEP_OKs would
+     * carry what the operator now withholds, and without them it would
+     * speak another revision than agreed, which its coordinator takes
+     * for a fault.  Closed, saying so as when it makes room
+     * (peer_at_limit()): the coordinator connects again (a plan is run
+     * again from its start) and is answered the revision spoken now.
+     * A HELLO agrees a revision anew; RELEASE and KEEP carry none. */
+    if (c->revision > agent_revision(a) && m->type != LR_WIRE_HELLO
+        && m->type != LR_WIRE_RELEASE && m->type != LR_WIRE_KEEP) {
+        snprintf(why, sizeof why, "closed: this connection agreed "
+                 "protocol revision %d at its HELLO, and this agent "
+                 "speaks %d since SIGHUP read its predecessors false "
+                 "(none in STEP_OK): connect again", c->revision,
+                 agent_revision(a));
+        conn_refuse(c, ECONNABORTED, why);
+        return;
+    }
 
     switch (m->type) {
     case LR_WIRE_HELLO:
@@ -2003,18 +2027,108 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
     agent_crl_arm(a);
 }
 
-/* SIGHUP: the certificate, key, CA and CRL files are read again (the
- * configuration file is not), for a CRL the CA issued anew, before the
- * one loaded expires.  New connections get them; those up (and those
- * still in their handshake, when it ends) are judged by them again and
- * closed when refused (conn_revoked_since()).  Files that do not load
- * leave the agent as it was, and the log says why: the CRL loaded
- * before stays, and fails closed when it expires. */
+/* The leaves of 'n' that differ from 'o', but predecessors, as a list
+ * "dc, device-count, ..." in buf[len] ("" when none). */
+static void
+cfg_changed(const struct lr_agent_config *o, const struct lr_agent_config *n,
+            char *buf, size_t len)
+{
+    bool peers = o->n_peers != n->n_peers;
+    for (int i = 0; !peers && i < o->n_peers; i++)
+        peers = strcmp(o->peer_names[i], n->peer_names[i]) != 0;
+    const struct { bool changed; const char *name; } leaf[] = {
+        { strcmp(o->dc, n->dc) != 0, "dc" },
+        { o->peak_flops != n->peak_flops || o->efficiency != n->efficiency
+          || o->memory_bytes != n->memory_bytes, "device-type" },
+        { o->n_devices != n->n_devices, "device-count" },
+        { o->intra_bw != n->intra_bw,
+          "intra-dc-bandwidth-gbytes-per-s" },
+        { o->intra_latency != n->intra_latency, "intra-dc-latency-us" },
+        { strcmp(o->cert, n->cert) || strcmp(o->key, n->key)
+          || strcmp(o->ca, n->ca) || strcmp(o->crl, n->crl), "tls's files" },
+        { peers, "tls/peer-name" },
+    };
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof leaf / sizeof leaf[0]; i++)
+        if (leaf[i].changed && at < len)
+            at += (size_t) snprintf(buf + at, len - at, "%s%s",
+                                    at ? ", " : "", leaf[i].name);
+}
+
+/* SIGHUP's reading of the configuration file again (since 2026-12-07),
+ * for its leaf predecessors, which is taken: new connections' HELLO is
+ * answered the revision it gives (agent_revision()); a connection up
+ * keeps the revision its HELLO agreed, but one above the revision now
+ * spoken is closed at its next request (conn_handle()), so that false
+ * stops the predecessors of lightraild's kept connection too.  Any other
+ * change is not taken, and said so: the inventory is what the jobs up
+ * and the reservations were planned over, and the TLS files are read
+ * from the paths of the start.  A file that does not load changes
+ * nothing, and the log says why. */
+static void
+agent_reread_config(struct agent *a)
+{
+    char err[2048], changed[256];
+    struct stat st;
+    /* Not a FIFO, say, whose open would hold the loop until a writer
+     * came (tests/cli/agent_crl.sh starts an agent from one). */
+    const int se = stat(a->config, &st) ? errno : 0;
+    if (se || !S_ISREG(st.st_mode)) {
+        alog(a, "SIGHUP: the configuration not read again, predecessors "
+             "stays %s: '%s'%s%s", a->cfg.predecessors ? "true" : "false",
+             a->config, se ? ": " : " is no regular file",
+             se ? strerror(se) : "");
+        return;
+    }
+    struct lr_agent_config *cfg = malloc(sizeof *cfg);
+    if (!cfg) {
+        alog(a, "SIGHUP: '%s' not read again (out of memory): predecessors "
+             "stays %s", a->config, a->cfg.predecessors ? "true" : "false");
+        return;
+    }
+    if (lr_yang_load_agent(a->ly, a->config, cfg, err, sizeof err)) {
+        alog(a, "SIGHUP: the configuration not read again, predecessors "
+             "stays %s: %s", a->cfg.predecessors ? "true" : "false", err);
+        free(cfg);
+        return;
+    }
+    cfg_changed(&a->cfg, cfg, changed, sizeof changed);
+    if (changed[0])
+        alog(a, "SIGHUP: '%s': %s changed, not taken: a change of these "
+             "needs a restart (only predecessors is read again)", a->config,
+             changed);
+    const bool was = a->cfg.predecessors;
+    a->cfg.predecessors = cfg->predecessors;
+    free(cfg);
+    if (was == a->cfg.predecessors)
+        alog(a, "SIGHUP: predecessors read again: %s (unchanged), protocol "
+             "revision %d", was ? "true" : "false", agent_revision(a));
+    else
+        alog(a, "SIGHUP: predecessors read again: %s, was %s: new "
+             "connections speak protocol revision %d (%s)%s",
+             a->cfg.predecessors ? "true" : "false", was ? "true" : "false",
+             agent_revision(a), a->cfg.predecessors
+             ? "predecessors in STEP_OK" : "none in STEP_OK",
+             a->cfg.predecessors ? "; those up keep the revision their "
+                                   "HELLO agreed"
+             : "; one up of revision 2 is closed at its next request");
+}
+
+/* SIGHUP: the certificate, key, CA and CRL files are read again, for a
+ * CRL the CA issued anew, before the one loaded expires; and the
+ * configuration file, for its leaf predecessors alone
+ * (agent_reread_config()).  New connections get them; those up (and
+ * those still in their handshake, when it ends) are judged by them
+ * again and closed when refused (conn_revoked_since()).  Files that do
+ * not load leave the agent as it was, and the log says why: the CRL
+ * loaded before stays, and fails closed when it expires. */
 static void
 on_hup(evutil_socket_t sig, short what, void *arg)
 {
     struct agent *a = arg;
     char err[2048];
+    agent_reread_config(a);
     SSL_CTX *ctx = server_ctx(&a->cfg, err, sizeof err);
     if (!ctx) {
         alog(a, "SIGHUP: not reloaded, the files loaded before stay: %s",
@@ -2171,9 +2285,11 @@ usage(FILE *f)
 "the message as JSON, as --record writes one received; past 16 KiB a head\n"
 "line with its length and SHA-256, then numbered parts that join back into\n"
 "it); stops on SIGTERM or SIGINT; on SIGHUP reads its certificate, key,\n"
-"CA and CRL files again (not --config: a new CRL needs no restart;\n"
-"a change of predecessors or of the inventory does)\n"
-"and closes the connections up whose certificate they now refuse;\n"
+"CA and CRL files again (a new CRL needs no restart) and --config's\n"
+"predecessors (a change of the inventory needs a restart),\n"
+"and closes the connections up whose certificate they now refuse\n"
+"(and those of revision 2, at their next request, when predecessors\n"
+"is now false);\n"
 "at a CRL's next update closes the connections up that the CRL, stale\n"
 "from then on, refuses (a SIGHUP with a fresh CRL before keeps them).\n"
 "exit status: 0 stopped by a signal,\n"
@@ -2428,7 +2544,8 @@ lr_cmd_agent(int argc, char **argv)
                        .max_bytes = o.max_bytes,
                        .max_total = o.max_total,
                        .device_step = (int) o.device_step,
-                       .state_dir = o.state_dir, .state_fd = -1 };
+                       .state_dir = o.state_dir, .config = o.config,
+                       .state_fd = -1 };
     struct ly_ctx *ctx = NULL;
     char err[8192];
     bool serving = false;
