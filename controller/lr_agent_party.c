@@ -95,9 +95,15 @@ struct agent_party {
      * (lr_cdynp_wire.h; 1 when it named none), 0 before it. */
     int revision;
     /* The agent refused a HELLO naming a revision as a malformed frame:
-     * it is from before 2026-12-07, and each connection of this job
-     * says a plain HELLO (revision 1), as coordinators did before. */
+     * it is from before 2026-12-07, and each later connection of this
+     * party says a plain HELLO (revision 1), as coordinators did before:
+     * in this job and the next ones (since 2026-12-07; before, each job
+     * asked at revision 2 again, one connection more each time), for
+     * the party's life, its address and port unchanged (lightraild
+     * makes new parties when a PUT replaces the network).  'plain_job'
+     * is the job it refused in. */
     bool plain_hello;
+    uint32_t plain_job;
     /* The revision the last HELLO_OK named (0: none), and the BACKTRACKs
      * of objectives 0-3 sent in the plan lr_agent_plan() runs (reset at
      * its start): what revision_notes() tells the operator of an agent
@@ -1057,6 +1063,7 @@ ensure_hello(struct agent_party *ap)
     int rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
     if (rc == ENOTSUP && req.revision) {
         ap->plain_hello = true;
+        ap->plain_job = ap->job;
         req.revision = 0;
         rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
     }
@@ -1499,9 +1506,8 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;
-    /* An agent found old is asked again at its next new connection: it
-     * may have been upgraded since. */
-    ap->plain_hello = false;
+    /* An agent found old stays so for this party (ap->plain_hello): a
+     * new party (a PUT of the network, a restart) asks it again. */
     clear_failure(ap);
 }
 
@@ -1608,9 +1614,14 @@ revision_notes(const struct lr_cluster *cl,
                  "that revision 2's predecessors in STEP_OK spare, for the "
                  "same plan: %d in this plan; %s",
                  at ? "; " : "", cl->dcs[k].name, ap->address, ap->port,
-                 ap->plain_hello
+                 ap->plain_hello && ap->plain_job == ap->job
                  ? "it refused a HELLO naming revision 2, as agents from "
                    "before 2026-12-07 do"
+                 : ap->plain_hello
+                 ? "it refused a HELLO naming revision 2 in an earlier "
+                   "job, as agents from before 2026-12-07 do, and is "
+                   "greeted with a plain HELLO since, until a new network "
+                   "(PUT) or a restart of the coordinator"
                  : old ? "its HELLO_OK named no revision, so it is from "
                          "before 2026-12-07"
                        : "its HELLO_OK answered 1, as an agent whose "

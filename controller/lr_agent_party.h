@@ -172,7 +172,12 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * protocol revision 1: it refused a HELLO naming revision 2, as agents
  * from before 2026-12-07 do, so it is asked the BACKTRACKs that revision
  * 2's predecessors in STEP_OK spare, for the same plan: N in this plan;
- * upgrade it ...", or "...: its HELLO_OK answered 1, as an agent whose
+ * upgrade it ..."; "it refused a HELLO naming revision 2 in an earlier
+ * job, as agents from before 2026-12-07 do, and is greeted with a plain
+ * HELLO since, until a new network (PUT) or a restart of the
+ * coordinator, ..." when a job before, of the same party, found it so:
+ * the party remembers it for its life, one connection less a job), or
+ * "...: its HELLO_OK answered 1, as an agent whose
  * leaf predecessors is false does, ...; set predecessors true in its
  * configuration for fewer requests"), N the BACKTRACKs of objectives
  * 0-3 sent to it in the plan. */

@@ -1013,6 +1013,11 @@ static double op_timeout = 30;    /* s, the coordinator's party's */
 static int op_revision;
 /* The revision the fake's connection agreed at HELLO (1 when none). */
 static int op_conn_revision;
+/* When set, the fake notes each connection it serves ('n'), and closes
+ * one after answering its RELEASE (noted 'c' once closed), with no
+ * word, as an agent's idle timeout closes a connection kept idle: the
+ * next job's connection is a new one. */
+static bool op_conns_noted;
 
 /* A STEP_OK of revision 2: each entry of 'out' given its predecessor by
  * the party's BACKTRACK, as cmd_agent.c's conn_step_prev() does; under
@@ -1094,6 +1099,8 @@ script_old_planner(struct fk_conn *c)
     int n_seen = 0;
     if (!p || !out)
         _exit(3);
+    if (op_conns_noted)
+        fk_note_kind(c, 'n');
     if (op_refuse_from && c->index >= op_refuse_from) {
         struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = EUSERS };
         snprintf(a.text, sizeof a.text, "refused: at most 16 connections "
@@ -1184,6 +1191,11 @@ script_old_planner(struct fk_conn *c)
             a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR, .id = m.id,
                                        .code = (uint16_t) rc };
         fk_send(c, &a, 0, 0);
+        if (op_conns_noted && m.type == LR_WIRE_RELEASE) {
+            shutdown(c->fd, SHUT_RDWR);
+            fk_note_kind(c, 'c');
+            goto done;
+        }
         /* A real agent closes between two requests, having read none. */
         if (op_close == 1 && c->index < op_close_conns
             && requests == op_close_at - 1 && requests > 0
@@ -1301,8 +1313,18 @@ fk_count_notes(struct fake *f)
 /* The notes of fk_note_kind() so far, by kind: STEPs, BACKTRACKs,
  * FINISHes and refused HELLOs. */
 struct fk_kinds {
-    int steps, backtracks, finishes, hellos;
+    int steps, backtracks, finishes, hellos, conns;
 };
+
+static void
+fk_kind_add(struct fk_kinds *k, char x)
+{
+    k->steps += x == 's';
+    k->backtracks += x == 'b';
+    k->finishes += x == 'f';
+    k->hellos += x == 'h';
+    k->conns += x == 'n';
+}
 
 static struct fk_kinds
 fk_count_kinds(struct fake *f)
@@ -1310,13 +1332,18 @@ fk_count_kinds(struct fake *f)
     struct fk_kinds k = { 0 };
     char x;
     fcntl(f->note, F_SETFL, O_NONBLOCK);
-    while (read(f->note, &x, 1) == 1) {
-        k.steps += x == 's';
-        k.backtracks += x == 'b';
-        k.finishes += x == 'f';
-        k.hellos += x == 'h';
-    }
+    while (read(f->note, &x, 1) == 1)
+        fk_kind_add(&k, x);
     return k;
+}
+
+/* Waits for the fake's note 'kind', adding those before it to '*k'. */
+static void
+fk_wait_kind(struct fake *f, char kind, struct fk_kinds *k)
+{
+    char x;
+    while (read(f->note, &x, 1) == 1 && x != kind)
+        fk_kind_add(k, x);
 }
 
 /* Instance 'seed' of lr_test_tight_instance() planned with DC 0 at a
@@ -1944,6 +1971,136 @@ test_beam_old_revision(void)
     free(here);
 }
 
+/* The in-process parties of tm's DCs but 'a', into pp[]. */
+static void
+local_parties(const struct lr_tm *tm, int a, struct lr_cdynp_party **pp)
+{
+    for (int k = 0; k < tm->n_dcs; k++)
+        if (k != a) {
+            pp[k] = lr_cdynp_local_party_new(tm, k);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(pp[k]);
+        }
+}
+
+static void
+free_parties(const struct lr_tm *tm, int a, struct lr_cdynp_party **pp,
+             bool agent_too)
+{
+    for (int k = 0; k < tm->n_dcs; k++)
+        if (k != a || agent_too)
+            pp[k]->cls->free(pp[k]);
+}
+
+/* One party, as lightraild keeps one per agent, plans two jobs with an
+ * agent from before 2026-12-07 (op_revision 1), which refuses a HELLO
+ * naming a revision; its connection is closed between the jobs (as its
+ * idle timeout would; here once it answered a RELEASE).  The second
+ * job's new connection greets it plainly at once: 3 connections and 1
+ * refused HELLO in all, where until 2026-12-07 (later) each job asked at
+ * revision 2 again (4 and 2), one connection and handshake more a job.
+ * The second plan is the same, its note saying the refusal was in an
+ * earlier job.  A new party of the same agent (lightraild's, after a
+ * PUT of the network) asks again: one refusal more.  Seed 7 at width 0,
+ * as test_beam_old_revision(). */
+static void
+test_old_revision_remembered(void)
+{
+    if (!fk_begin())
+        return;
+    struct lr_cdynp_result *res = calloc(1, sizeof *res),
+                           *here = calloc(1, sizeof *here);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(here);
+    struct lr_instance in;
+    struct lr_tm *tm;
+    CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(7, 7, 8, &in), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train, &tm),
+                          0);
+    const struct lr_cdynp_options opts = {
+        .window = LR_CDYNP_DEFAULT_WINDOW,
+        .beam = lr_cdynp_beam_option(0),
+    };
+    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
+    int order[LR_TM_MAX_DCS];
+    CU_ASSERT_FATAL(lr_cdynp_order(tm, order) > 0);
+    const int a = order[0];
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    local_parties(tm, -1, pp);
+    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view, pp, &opts, here, NULL,
+                                          NULL), LR_TM_OK);
+    free_parties(tm, -1, pp, true);
+
+    struct fake f;
+    op_tm = tm;
+    op_cl = in.cluster;
+    op_dc = a;
+    op_mode = 2;
+    op_revision = 1;
+    op_conns_noted = true;
+    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 6));
+    struct fk_kinds k = { 0 };
+    enum lr_tm_why verdict;
+    char why[2048];
+    struct lr_cdynp_party *agent = fk_party(&f, tm, op_timeout);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(agent);
+    for (int job = 1; job <= 2; job++) {
+        local_parties(tm, a, pp);
+        pp[a] = agent;
+        if (job > 1)
+            lr_agent_party_set_job(agent, tm);
+        verdict = LR_TM_DEVICES;
+        why[0] = '\0';
+        int rc = lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
+                               &verdict, why, sizeof why);
+        if (rc)
+            fprintf(stderr, "job %d: %s\n", job, why);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+        assert_same_plan(res, here);
+        CU_ASSERT_PTR_NOT_NULL(strstr(why, job == 1
+                                      ? "it refused a HELLO naming revision "
+                                        "2, as agents from before"
+                                      : "it refused a HELLO naming revision "
+                                        "2 in an earlier job, as agents "
+                                        "from before 2026-12-07 do, and is "
+                                        "greeted with a plain HELLO since"));
+        free_parties(tm, a, pp, false);
+        /* The connection closed by the agent between the jobs, the
+         * close seen before the next job begins. */
+        if (job == 1) {
+            int released = lr_agent_party_release(agent, "t");
+            CU_ASSERT_EQUAL_FATAL(released, 0);
+            fk_wait_kind(&f, 'c', &k);
+        }
+    }
+    agent->cls->free(agent);
+    /* A new party: asked at revision 2 again. */
+    local_parties(tm, a, pp);
+    pp[a] = fk_party(&f, tm, op_timeout);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
+    CU_ASSERT_EQUAL(lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
+                                  &verdict, why, sizeof why), 0);
+    assert_same_plan(res, here);
+    free_parties(tm, a, pp, true);
+    /* Each close noted before the next connection's note: the counts
+     * are whole once the last party is gone. */
+    struct fk_kinds last = fk_count_kinds(&f);
+    fk_stop(&f);
+    k.conns += last.conns;
+    k.hellos += last.hellos;
+    fprintf(stderr, "two jobs of one party, then a new party, with an "
+            "agent from before revision 2: %d connections, %d refused "
+            "HELLOs\n", k.conns, k.hellos);
+    CU_ASSERT_EQUAL(k.conns, 3 + 2);
+    CU_ASSERT_EQUAL(k.hellos, 1 + 1);
+    op_revision = 0;
+    op_conns_noted = false;
+    lr_tm_free(tm);
+    lr_instance_free(&in);
+    free(res);
+    free(here);
+}
+
 /* An agent that answers a STEP sent again otherwise than the first
  * time (op_mode 3: its first entry's bottleneck doubled), behind the
  * coordinator's memo, which sends a STEP again before a BACKTRACK of it
@@ -2295,6 +2452,8 @@ static CU_TestInfo tests[] = {
       test_beam_replay_differs },
     { "beam over an agent of revision 1, and false predecessors",
       test_beam_old_revision },
+    { "an agent of revision 1 remembered across jobs",
+      test_old_revision_remembered },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },
