@@ -104,6 +104,11 @@ struct agent_party {
      * is the job it refused in. */
     bool plain_hello;
     uint32_t plain_job;
+    /* The connection was up when the job was set (kept from the last
+     * job) and has answered nothing since: its close with no word is
+     * the end of an idle connection (the agent's idle timeout, met as
+     * the job began), not a crash our request caused. */
+    bool kept;
     /* The revision the last HELLO_OK named (0: none), and the BACKTRACKs
      * of objectives 0-3 sent in the plan lr_agent_plan() runs (reset at
      * its start): what revision_notes() tells the operator of an agent
@@ -221,6 +226,7 @@ disconnect(struct agent_party *ap)
     ap->hello = false;
     ap->revision = 0;
     ap->job_sent = false;
+    ap->kept = false;
 }
 
 static int
@@ -774,15 +780,31 @@ is_old_hello_refusal(const struct lr_wire_msg *req,
  * the agent, and sent again it would end it again, with the other
  * coordinators' jobs there; and one that died is not up again yet.
  * Until 2026-12-07 it was run again as for that ERROR, against a dead
- * agent, and failed as unreachable. */
+ * agent, and failed as unreachable.  But a connection kept idle from
+ * the last job ('kept', ap->kept before the exchange) that ends at this
+ * job's first request was
+ * closed by the agent's idle timeout (or a restart) while idle, which
+ * drop_if_stale() had not seen yet: run again, as after the ERROR. */
 static void
 closed_without_a_word(struct agent_party *ap, const struct lr_wire_msg *req,
-                      bool begun)
+                      bool begun, bool kept)
 {
     /* fail()'s words, "reading from ADDR port P: the agent closed the
      * connection", cut to leave room for ours. */
     char what[480];
     snprintf(what, sizeof what, "%.479s", ap->why);
+    if (kept && !begun) {
+        /* The connection kept from the last job, idle since: closed by
+         * its idle timeout just as this job began (drop_if_stale() saw
+         * nothing yet), or by a restart between the jobs; our request
+         * did not end the agent, and the plan may run again on a new
+         * connection, as after an eviction. */
+        snprintf(ap->why, sizeof ap->why, "the agent closed the "
+                 "connection kept since the last job, idle, before "
+                 "answering %s (%s)", lr_wire_type_name(req->type), what);
+        ap->closed_by_agent = true;
+        return;
+    }
     snprintf(ap->why, sizeof ap->why, "the agent at %s port %d closed "
              "without a word %s %s (%s): it may have crashed or been "
              "killed (OOM?); see its log", ap->address, ap->port,
@@ -817,6 +839,8 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
      * agent's (an eviction, an idle limit, a restart), not a refusal of
      * our certificate, which comes at the first request. */
     const bool answered_before = ap->hello;
+    /* ... kept idle from the last job: fail() forgets it. */
+    const bool kept = ap->kept;
     req->id = ++ap->next_id;
     size_t n = lr_wire_encode(req, ap->buf, AP_BUF);
     if (!n)
@@ -845,7 +869,7 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
          * agent's ERROR of id 0 ("closed: ...") when it makes room for
          * another connection is read as an answer, below. */
         if (answered_before && (rc == ECONNRESET || rc == EPIPE))
-            closed_without_a_word(ap, req, false);
+            closed_without_a_word(ap, req, false, kept);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
     }
     int err;
@@ -861,7 +885,7 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     /* A frame begun: its end is waited for until the same deadline. */
     if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline))) {
         if (rc == ECONNRESET || rc == EPIPE)
-            closed_without_a_word(ap, req, true);
+            closed_without_a_word(ap, req, true, kept);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
     }
     ans->layers = NULL;
@@ -872,6 +896,7 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
                     "(%s)", ap->address, ap->port, strerror(rc));
     if (ap->record)
         lr_agent_record(ap->record, ans);
+    ap->kept = false;
     if (ans->id != req->id) {
         /* Id 0 (requests count from 1): the agent could not read the
          * request and closes the connection.  An agent older than a
@@ -1506,6 +1531,7 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;
+    ap->kept = ap->state == AP_UP;
     /* An agent found old stays so for this party (ap->plain_hello): a
      * new party (a PUT of the network, a restart) asks it again. */
     clear_failure(ap);

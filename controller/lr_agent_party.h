@@ -165,7 +165,9 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * plan as "agent DC failed: the agent at ADDR port P closed without a
  * word before answering step (reading from ...: the agent closed the
  * connection): it may have crashed or been killed (OOM?); see its log"
- * (ECONNRESET or EPIPE).
+ * (ECONNRESET or EPIPE).  But a connection kept idle from the job
+ * before that ends at this job's first request (the agent's idle
+ * timeout met as the job began) is run again, as after the ERROR.
  *
  * A plan found with an agent at protocol revision 1 carries, after the
  * notes above, one note per such agent ("agent dc2 (ADDR port P) speaks

@@ -1018,6 +1018,10 @@ static int op_conn_revision;
  * word, as an agent's idle timeout closes a connection kept idle: the
  * next job's connection is a new one. */
 static bool op_conns_noted;
+/* With op_conns_noted: the connection is not closed after its RELEASE
+ * (noted 'c' at once) but at its next JOB, unanswered: a close that
+ * drop_if_stale() could not see before the next job began. */
+static bool op_close_at_job;
 
 /* A STEP_OK of revision 2: each entry of 'out' given its predecessor by
  * the party's BACKTRACK, as cmd_agent.c's conn_step_prev() does; under
@@ -1097,6 +1101,7 @@ script_old_planner(struct fk_conn *c)
     /* Mode 3's STEPs answered, by op_step_seen()'s key. */
     static uint64_t seen[8192];
     int n_seen = 0;
+    bool released = false;
     if (!p || !out)
         _exit(3);
     if (op_conns_noted)
@@ -1111,6 +1116,10 @@ script_old_planner(struct fk_conn *c)
     while (fk_read(c, &m)) {
         struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
         int rc = 0;
+        if (released && m.type == LR_WIRE_JOB) {
+            shutdown(c->fd, SHUT_RDWR);
+            goto done;
+        }
         if ((m.type == LR_WIRE_STEP || m.type == LR_WIRE_BACKTRACK
              || m.type == LR_WIRE_FINISH) && c->index < op_close_conns
             && op_close && ++requests == op_close_at) {
@@ -1192,6 +1201,11 @@ script_old_planner(struct fk_conn *c)
                                        .code = (uint16_t) rc };
         fk_send(c, &a, 0, 0);
         if (op_conns_noted && m.type == LR_WIRE_RELEASE) {
+            if (op_close_at_job) {
+                released = true;
+                fk_note_kind(c, 'c');
+                continue;
+            }
             shutdown(c->fd, SHUT_RDWR);
             fk_note_kind(c, 'c');
             goto done;
@@ -2001,9 +2015,24 @@ free_parties(const struct lr_tm *tm, int a, struct lr_cdynp_party **pp,
  * The second plan is the same, its note saying the refusal was in an
  * earlier job.  A new party of the same agent (lightraild's, after a
  * PUT of the network) asks again: one refusal more.  Seed 7 at width 0,
- * as test_beam_old_revision(). */
+ * as test_beam_old_revision().
+ *
+ * Then the same with the connection closed with no word only when the
+ * second job's JOB comes (op_close_at_job: the idle timeout met as the
+ * job begins, which drop_if_stale() could not see): the plan is run
+ * again on a new connection, not failed as an agent that crashed,
+ * with the same counts. */
+static void old_revision_remembered(int how);
+
 static void
 test_old_revision_remembered(void)
+{
+    for (int how = 0; how < 2; how++)
+        old_revision_remembered(how);
+}
+
+static void
+old_revision_remembered(int how)
 {
     if (!fk_begin())
         return;
@@ -2037,6 +2066,7 @@ test_old_revision_remembered(void)
     op_mode = 2;
     op_revision = 1;
     op_conns_noted = true;
+    op_close_at_job = how;
     CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 6));
     struct fk_kinds k = { 0 };
     enum lr_tm_why verdict;
@@ -2052,9 +2082,15 @@ test_old_revision_remembered(void)
         why[0] = '\0';
         int rc = lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
                                &verdict, why, sizeof why);
-        if (rc)
-            fprintf(stderr, "job %d: %s\n", job, why);
+        if (rc || (job == 2 && how))
+            fprintf(stderr, "job %d (%d): %s\n", job, how, why);
         CU_ASSERT_EQUAL(rc, 0);
+        if (job == 2 && how)
+            CU_ASSERT_PTR_NOT_NULL(strstr(why, "closed its connection in "
+                                          "the middle of the plan (the "
+                                          "agent closed the connection "
+                                          "kept since the last job, idle, "
+                                          "before answering job ("));
         CU_ASSERT_EQUAL(verdict, LR_TM_OK);
         assert_same_plan(res, here);
         CU_ASSERT_PTR_NOT_NULL(strstr(why, job == 1
@@ -2088,13 +2124,14 @@ test_old_revision_remembered(void)
     fk_stop(&f);
     k.conns += last.conns;
     k.hellos += last.hellos;
-    fprintf(stderr, "two jobs of one party, then a new party, with an "
-            "agent from before revision 2: %d connections, %d refused "
-            "HELLOs\n", k.conns, k.hellos);
+    fprintf(stderr, "two jobs of one party (closed %s), then a new party, "
+            "with an agent from before revision 2: %d connections, %d "
+            "refused HELLOs\n", how ? "at the JOB" : "before the job",
+            k.conns, k.hellos);
     CU_ASSERT_EQUAL(k.conns, 3 + 2);
     CU_ASSERT_EQUAL(k.hellos, 1 + 1);
     op_revision = 0;
-    op_conns_noted = false;
+    op_conns_noted = op_close_at_job = false;
     lr_tm_free(tm);
     lr_instance_free(&in);
     free(res);
