@@ -466,6 +466,23 @@ has_line "set title 'metro: variance of GPU use across DCs against load (seed 7,
     && ok "--plot titles: words, the seed run, no CI of one seed" \
     || notok "--plot titles: $(grep '^set title' "$tmp/gnuplot.script")"
 
+# Every policy of --policy all in a colour of its own, the key beside
+# the frame: gnuplot's eight colours came round again at the ninth
+# policy (static and greedy-cap shared one, and nearest and ppo with a
+# policy file), and the key inside the frame hid the curves that start
+# high on the left (zone's and resource's slowdown).
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
+    --policy all --loads 2 --arrivals 600 --warmup 100 --seeds 1 \
+    --quiet --plot "$tmp/fake-all" > /dev/null
+n_series=$(grep -m1 '^plot ' "$tmp/gnuplot.script" | grep -o "'-' using" | wc -l)
+n_colours=$(grep -m1 '^plot ' "$tmp/gnuplot.script" \
+    | grep -o "lc rgb '#[0-9a-f]*'" | sort -u | wc -l)
+[ "$n_series" -ge 9 ] && [ "$n_colours" -eq "$n_series" ] \
+    && has_line "set key outside right top" \
+    && ok "--plot: $n_series policies, $n_colours colours, the key outside" \
+    || notok "--plot: $n_series policies, $n_colours colours; $(grep -m1 '^set key' "$tmp/gnuplot.script")"
+
 S="$LIGHTRAIL sim --topology $T --cluster $C"
 # A --plot folder that cannot be made or filled is refused before the runs
 # (which may take hours), not after them; nothing is created.

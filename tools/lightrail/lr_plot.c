@@ -253,6 +253,20 @@ pad_flat_range(FILE *f, const struct lr_plot *p, int which)
     fprintf(f, "set %srange [%.10g:%.10g]\n", axis[which], lo - d, hi + d);
 }
 
+/* Each series' colour, by its place in the key.  The first eight are
+ * gnuplot's own linetype colours, in its order, so that a plot of eight
+ * series or fewer looks as it did; gnuplot repeats those eight from the
+ * ninth series on (sim's ten policies: static and greedy-cap, nearest
+ * and ppo shared a colour), so four more follow.  Past twelve the
+ * colours repeat, the point types (gnuplot's, by place) still differ. */
+static const char *const series_colours[] = {
+    "#9400d3", "#009e73", "#56b4e9", "#e69f00",
+    "#f0e442", "#0072b2", "#e51e10", "#000000",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+};
+#define N_SERIES_COLOURS \
+    ((int) (sizeof series_colours / sizeof series_colours[0]))
+
 int
 lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
                   size_t errlen)
@@ -267,12 +281,17 @@ lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
     put_quoted(f, p->xlabel);
     fprintf(f, "\nset ylabel ");
     put_quoted(f, p->ylabel);
-    fprintf(f, "\nset grid\nset key top left\n");
-    if (p->log_y)
-        fprintf(f, "set logscale y\nset format y '%%g'\n");
     bool y2 = false;
     for (int i = 0; i < p->n; i++)
         y2 |= (p->series[i].flags & LR_PLOT_Y2) != 0;
+    /* Inside the frame the key hid the curves that start high on the
+     * left (sim's slowdown of zone and resource); beside it, it hides
+     * none.  A plot with a right-hand axis keeps it inside, where that
+     * axis' numbers and label are not. */
+    fprintf(f, "\nset grid\nset key %s\n",
+            y2 ? "top left" : "outside right top");
+    if (p->log_y)
+        fprintf(f, "set logscale y\nset format y '%%g'\n");
     if (y2) {
         fprintf(f, "set ytics nomirror\nset y2tics\nset y2label ");
         put_quoted(f, p->y2label);
@@ -283,9 +302,10 @@ lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
     fprintf(f, "plot ");
     for (int i = 0; i < p->n; i++) {
         unsigned fl = p->series[i].flags;
-        fprintf(f, "%s'-' using 1:2%s with %s%s title ", i ? ", " : "",
-                fl & LR_PLOT_LINE ? "" : ":3",
+        fprintf(f, "%s'-' using 1:2%s with %s lc rgb '%s'%s title ",
+                i ? ", " : "", fl & LR_PLOT_LINE ? "" : ":3",
                 fl & LR_PLOT_LINE ? "lines lw 2" : "yerrorlines",
+                series_colours[i % N_SERIES_COLOURS],
                 fl & LR_PLOT_Y2 ? " axes x1y2" : "");
         put_quoted(f, p->series[i].name);
     }
