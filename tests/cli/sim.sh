@@ -466,6 +466,17 @@ has_line "set title 'metro: variance of GPU use across DCs against load (seed 7,
     && ok "--plot titles: words, the seed run, no CI of one seed" \
     || notok "--plot titles: $(grep '^set title' "$tmp/gnuplot.script")"
 
+# The holding mode is part of what was run: a --holding work plot once
+# had the title of an exp one ("metro: blocking against load (seed 7,
+# one run: no CI)"), and only the docs' caption told them apart.
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
+    --policy greedy --holding work --loads 1 --arrivals 600 --warmup 100 \
+    --seeds 1 --seed 7 --quiet --plot "$tmp/fake-work" > /dev/null
+has_line "set title 'metro: blocking against load (work holding, seed 7, one run: no CI)'" \
+    && ok "--plot --holding work: the title says work holding" \
+    || notok "--plot --holding work: $(grep -m1 '^set title' "$tmp/gnuplot.script")"
+
 # Every policy of --policy all in a colour of its own, the key beside
 # the frame: gnuplot's eight colours came round again at the ninth
 # policy (static and greedy-cap shared one, and nearest and ppo with a

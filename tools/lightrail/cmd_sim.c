@@ -700,8 +700,16 @@ write_plots(const struct opts *o, const char *topo, const struct cell *cells,
                    o->plot, strerror(errno));
         return LR_EXIT_FAIL;
     }
+    /* The holding mode changes every figure (--holding work: a faster
+     * placement lowers the load), so a work plot says so; exp, the
+     * default, goes unsaid. */
+    char holding[64];
+    snprintf(holding, sizeof holding, "%s holding",
+             lr_jenv_holding_name(o->env.holding_mode));
+    const char *extra =
+        o->env.holding_mode != LR_JENV_HOLD_EXP ? holding : NULL;
     for (int mi = 0; mi < N_METRICS; mi++) {
-        lr_plot_load_title(topo, metrics[mi].words, NULL, o->seed, o->seeds,
+        lr_plot_load_title(topo, metrics[mi].words, extra, o->seed, o->seeds,
                            title, sizeof title);
         struct lr_plot *p = lr_plot_new(title, "load (Erlang)",
                                         metrics[mi].label, false);
