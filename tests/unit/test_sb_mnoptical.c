@@ -457,14 +457,33 @@ test_reinstall(void)
     CU_ASSERT_EQUAL(dbl.n_rules, 1);
     CU_ASSERT(record_is(r2, "job1/lp0"));
 
-    /* No answer, or a 404: the record as it was. */
+    /* No answer, or a 404: the record as it was.  A re-install whose
+     * answer was lost is not removed as a lost ADD is (its removal
+     * would take away a rule the record holds): one request, the rule
+     * still on the emulator. */
     atomic_store(&dbl.cut_connect, 1);
+    dbl.n_calls = 0;
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ETIMEDOUT);
     CU_ASSERT(record_is(r2, "job1/lp0"));
+    CU_ASSERT_EQUAL(dbl.n_calls, 1);
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
     atomic_store(&dbl.hide_r2, true);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), EPROTO);
     CU_ASSERT(record_is(r2, "job1/lp0"));
     atomic_store(&dbl.hide_r2, false);
+
+    /* A rule marked unknown (its removal done, the answer lost): the
+     * re-install done, the emulator holds it, and the mark is cleared
+     * (sb_driver.h reinstalls). */
+    change(&ch[0], SB_DELETE, "job1/lp0", "", "", 0, 0);
+    atomic_store(&dbl.cut_remove, 1);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ETIMEDOUT);
+    CU_ASSERT(record_is(r2, "job1/lp0?"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    change(&ch[0], SB_REINSTALL, "job1/lp0", "", "", 0, 0);
+    CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    CU_ASSERT(record_is(r2, "job1/lp0"));
     k->close(r2);
 }
 
