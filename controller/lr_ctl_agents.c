@@ -715,8 +715,9 @@ lr_ctl_drop_agent_plan(struct lr_ctl *c)
 /* Whether the agents can be worked on now, for lr_ctl_agents_reload_tls()
  * and _recheck_tls(), 'what' being what they do ("read the agent TLS
  * files again"): 0; ENOENT when no coordinator is configured (there is
- * no agent), err[] saying how to have one; EBUSY while the agents are lent to a plan or to RELEASEs,
- * err[] saying to do 'what' when they are done. */
+ * no agent), err[] saying how to have one; EBUSY while the agents are
+ * lent to a plan or to RELEASEs, err[] saying to do 'what' when they
+ * are done. */
 static int
 agents_guard(const struct lr_ctl *c, const char *what, char *err,
              size_t errlen)

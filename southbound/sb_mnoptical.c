@@ -45,10 +45,10 @@
  * tell that from a refusal for another reason) is asked about
  * (sb_mno_probe()): the install again, then the removal again, so that
  * a rule it lost behind our back (restarted, /reset) is removed at
- * once and one it holds and will not remove stays on the record.  Such a rule can also be put back
- * without a removal: SB_REINSTALL (sb_driver.h reinstalls) sends its
- * install again, which the emulator takes as the rule it holds, or
- * the rule again when it lost it.
+ * once and one it holds and will not remove stays on the record.  Such
+ * a rule can also be put back without a removal: SB_REINSTALL
+ * (sb_driver.h reinstalls) sends its install again, which the emulator
+ * takes as the rule it holds, or the rule again when it lost it.
  *
  * Errors: the emulator's HTML pages become one line (404: unknown node,
  * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.

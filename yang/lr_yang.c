@@ -594,8 +594,8 @@ lr_yang_member_name(const struct lysc_node *parent,
  * 'parent', or at the top of 'mod' when parent is NULL, into msg[size]:
  * the one it is a slip of ('did you mean "state-dir"?', struct
  * lr_yang_near: two edits or fewer, fewer than half its characters, no
- * other as close), else those there are (lr_yang_sendable(): what a file or a client may send), 'what'
- * taking them.  False, msg emptied, when the list does not fit or is
+ * other as close), else those there are (lr_yang_sendable(): what a
+ * file or a client may send), 'what' taking them.  False, msg emptied, when the list does not fit or is
  * empty (an augmenting module has no top-level data of its own):
  * "takes ." would tell nothing. */
 static bool

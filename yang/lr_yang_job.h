@@ -421,9 +421,10 @@ int lr_yang_state_to_json(struct ly_ctx *, const struct lr_state_view *,
 
 /* The body of POST .../lightrail-job:reconcile: no body, or
  * {"lightrail-job:input":{"dry-run":BOOL,"reinstall":BOOL}};
- * '*dry_run' and '*reinstall' get the leaves (false when absent).  0; EBADMSG for text that is not JSON; EINVAL for
- * JSON the schema refuses (the data path in path[] when there is one,
- * the message in msg[]); ENOMEM. */
+ * '*dry_run' and '*reinstall' get the leaves (false when absent).  0;
+ * EBADMSG for text that is not JSON; EINVAL for JSON the schema refuses
+ * (the data path in path[] when there is one, the message in msg[]);
+ * ENOMEM. */
 int lr_yang_parse_reconcile(struct ly_ctx *, const char *body, size_t len,
                             bool *dry_run, bool *reinstall, char *path,
                             size_t pathlen, char *msg, size_t msglen);
