@@ -80,26 +80,16 @@ agent_case() {
 import sys, time
 certs, port, log, shift, text, lib = sys.argv[1:7]
 sys.path.insert(0, lib)
-from agentwire import HELLO, HELLO_OK, ask, connect
+from agentwire import connect, hello_until_logged
 s = connect(certs, port, "dc2", "coordinator")
 
 
-def hello(n):
-    s.settimeout(10)
-    try:
-        t, _ = ask(s, HELLO)
-        print(f"hello {n}:", "ok" if t == HELLO_OK else f"answered {t}")
-    except (EOFError, OSError):
-        print(f"hello {n}: closed")
+def shift_back():
+    with open(shift, "w") as f:
+        f.write("-900\n")
 
 
-hello(1)
-with open(shift, "w") as f:
-    f.write("-900\n")
-until = time.time() + 40
-while time.time() < until and text not in open(log).read():
-    time.sleep(0.1)
-hello(2)
+hello_until_logged(s, log, text, time.time() + 40, between=shift_back)
 PY
     if grep -q '^hello 1: ok$' "$tmp/$1.out" && grep -q '^hello 2: closed$' "$tmp/$1.out" &&
        grep -F "$3" "$A/$1.log" | grep -F -q "(coordinator): closed: its certificate is refused: "; then
