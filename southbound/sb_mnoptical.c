@@ -259,7 +259,8 @@ enum sb_mno_probe {
  * the removal sent again answers for it: done, or a refusal of a rule
  * it holds.  A rule it had lost is switched on between the two, for
  * the time of a request.  '*ret' gets the outcome's errno (0 when
- * removed; the removal's error when held; ETIMEDOUT when lost; as it
+ * removed; the removal's error when held, EPROTO for its 404;
+ * ETIMEDOUT when lost; as it
  * was when the install was refused), err[] its line but after a
  * refused install (the first removal's line stands).  Until
  * 2026-12-07 the 500 alone was judged: a rule the emulator held and
@@ -281,7 +282,10 @@ sb_mno_probe(struct sb_mnoptical *d, const struct sb_mno_rule *r, int *ret,
     if (rc)
         return SB_MNO_PROBE_REFUSED;
     rc = sb_mno_connect(d, r, false, err, errlen);
-    *ret = rc;
+    /* A 404 (ENOENT, unknown node) right after the install was taken
+     * is no removal of what is gone, which sb_parallel and lr_ctl's
+     * release take an ENOENT for: the rule was switched on. */
+    *ret = rc == ENOENT ? EPROTO : rc;
     return !rc ? SB_MNO_PROBE_REMOVED
            : rc == ETIMEDOUT ? SB_MNO_PROBE_LOST : SB_MNO_PROBE_HELD;
 }

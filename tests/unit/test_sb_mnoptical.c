@@ -528,6 +528,29 @@ test_refused_removal_held(void)
     CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
     CU_ASSERT(record_is(r2, ""));
+
+    /* The removal sent again answered 404 (the node unknown to the
+     * emulator), just after it accepted the install: not ENOENT, which
+     * sb_parallel and lr_ctl's release take as a removal of what is
+     * gone (the job would go, the rule the probe switched on left on
+     * the node); a failure, the rule kept on the record. */
+    change(&ch, SB_ADD, "job1/lp0", "r1-r2", "r2-r3", n_of(5, 2), 8);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_DELETE, "job1/lp0", "", "", 0, 0);
+    atomic_store(&dbl.refuse_removes, 1);
+    atomic_store(&dbl.fail_status, 404);
+    atomic_store(&dbl.fail_connect, 3);
+    dbl.n_calls = 0;
+    ret = k->apply(r2, &ch, 1, err, sizeof err);
+    atomic_store(&dbl.fail_status, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 3);
+    CU_ASSERT_EQUAL(ret, EPROTO);
+    if (ret != EPROTO)
+        fprintf(stderr, "a 404 to the removal sent again: %d: %s\n", ret,
+                err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 404: "));
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    CU_ASSERT(record_is(r2, "job1/lp0"));
     k->close(r2);
 }
 
