@@ -118,16 +118,26 @@ done
 again0=$(metric lightrail_reconcile_reinstalled_total)
 rec > "$tmp/out" 2>&1
 rc=$?
-[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out" && [ "$(rules)" = 200 ]     || notok "a plain reconcile over lost rules: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out" && [ "$(rules)" = 200 ] \
+    || notok "a plain reconcile over lost rules: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
 rec --reinstall --dry-run > "$tmp/out" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(grep -c "of job lost: on its driver's record, not read from the ROADM: would be installed again$" "$tmp/out")" = 6 ]     && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules"     && ok "reconcile --reinstall --dry-run says the 6 rules, sends nothing"     || notok "reconcile --reinstall --dry-run: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+[ $rc = 0 ] && [ "$(grep -c "of job lost: on its driver's record, not read from the ROADM: would be installed again$" "$tmp/out")" = 6 ] \
+    && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
+    && ok "reconcile --reinstall --dry-run says the 6 rules, sends nothing" \
+    || notok "reconcile --reinstall --dry-run: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
 rec --reinstall > "$tmp/out" 2>&1
 rc=$?
 again=$(metric lightrail_reconcile_reinstalled_total)
-[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out"     && [ "$(grep -c "of job lost: re-installed (its driver's record is no read of the ROADM)$" "$tmp/out")" = 6 ]     && [ "$(rules)" = 500 ] && [ "$again" = $((again0 + 6)) ]     && ok "reconcile --reinstall puts the 6 lost rules back, no drift: $(sed -n 2p "$tmp/out")"     || notok "reconcile --reinstall: exit $rc, re-installed $again0 -> $again, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out" \
+    && [ "$(grep -c "of job lost: re-installed (its driver's record is no read of the ROADM)$" "$tmp/out")" = 6 ] \
+    && [ "$(rules)" = 500 ] && [ "$again" = $((again0 + 6)) ] \
+    && ok "reconcile --reinstall puts the 6 lost rules back, no drift: $(sed -n 2p "$tmp/out")" \
+    || notok "reconcile --reinstall: exit $rc, re-installed $again0 -> $again, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
 api DELETE "$JOBS/job=lost"
-[ "$STATUS" = 204 ] && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules"     && ok "lost deleted at once: each rule was held once"     || notok "DELETE lost after the re-install: $STATUS $(cat "$tmp/body"), /rules $(cat "$tmp/rules")"
+[ "$STATUS" = 204 ] && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
+    && ok "lost deleted at once: each rule was held once" \
+    || notok "DELETE lost after the re-install: $STATUS $(cat "$tmp/body"), /rules $(cat "$tmp/rules")"
 
 # 1b. The gOSNR each receiver measured is kept: restarted with 8QAM's
 # threshold raised to 18 dB, it is below it, said at start and in GET,
