@@ -465,14 +465,17 @@ lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len)
     return when;
 }
 
-void
-lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now)
+/* Calls fn(arg, last, next) for each CRL loaded into 'ctx', its last
+ * update and its next update in seconds since the epoch (0: none),
+ * under the store's lock: handshakes on other threads read the store
+ * (lightraild's planner), and the lock keeps the list of objects still
+ * while it is walked.  Clears OpenSSL's queue. */
+static void
+crls_each(SSL_CTX *ctx, void (*fn)(void *, time_t, time_t), void *arg)
 {
     X509_STORE *store = SSL_CTX_get_cert_store(ctx);
     if (!store)
         return;
-    /* Handshakes on other threads read the store (lightraild's planner):
-     * its lock keeps the list of objects still while it is walked. */
     X509_STORE_lock(store);
     STACK_OF(X509_OBJECT) *objs = X509_STORE_get0_objects(store);
     for (int i = 0; i < sk_X509_OBJECT_num(objs); i++) {
@@ -481,18 +484,53 @@ lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now)
         if (!crl)
             continue;
         const ASN1_TIME *next = X509_CRL_get0_nextUpdate(crl);
-        time_t last = lr_tls_epoch(X509_CRL_get0_lastUpdate(crl));
-        time_t end = next ? lr_tls_epoch(next) : 0;
-        /* Those already out (stale, or not yet valid by a clock set
-         * back) were judged when they went out, or the span armed
-         * before still says so (lr_tls_span_out()). */
-        if (end > now && (!s->until || end < s->until))
-            s->until = end;
-        if (last && last <= now && last > s->from)
-            s->from = last;
+        fn(arg, lr_tls_epoch(X509_CRL_get0_lastUpdate(crl)),
+           next ? lr_tls_epoch(next) : 0);
     }
     X509_STORE_unlock(store);
     ERR_clear_error();
+}
+
+struct crls_at {
+    struct lr_tls_span *s;        /* folded into; NULL for crls_out */
+    time_t now;
+    bool out;                     /* one is out of its own span */
+};
+
+static void
+crl_fold(void *arg, time_t last, time_t end)
+{
+    struct crls_at *a = arg;
+    struct lr_tls_span *s = a->s;
+    /* Those already out (stale, or not yet valid by a clock set back)
+     * were judged when they went out, or the span armed before still
+     * says so (lr_tls_span_out()). */
+    if (end > a->now && (!s->until || end < s->until))
+        s->until = end;
+    if (last && last <= a->now && last > s->from)
+        s->from = last;
+}
+
+void
+lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now)
+{
+    struct crls_at a = { s, now, false };
+    crls_each(ctx, crl_fold, &a);
+}
+
+static void
+crl_out(void *arg, time_t last, time_t end)
+{
+    struct crls_at *a = arg;
+    a->out |= (end && end <= a->now) || last > a->now;
+}
+
+bool
+lr_tls_crls_out(SSL_CTX *ctx, time_t now)
+{
+    struct crls_at a = { NULL, now, false };
+    crls_each(ctx, crl_out, &a);
+    return a.out;
 }
 
 void

@@ -164,6 +164,15 @@ struct lr_tls_span {
  * owner may fold while handshakes on another thread read the store. */
 void lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now);
 
+/* True when a CRL loaded into 'ctx' is out of its own span at 'now'
+ * (time(NULL)): stale (its next update not after now) or not yet valid
+ * (its last update after now), what lr_tls_span_crls() leaves out.  For
+ * a handshake that ends after the timer judged the connections up: its
+ * chain may have been verified while that CRL was still good, and the
+ * span armed since no longer says it went out.  Clears OpenSSL's queue;
+ * takes the store's lock. */
+bool lr_tls_crls_out(SSL_CTX *ctx, time_t now);
+
 /* Folds the chain verified at the handshake of 'ssl' (its peer's
  * certificate and the CAs up to our trust anchor) into 's': its
  * earliest notAfter into 'until', its latest notBefore into 'from',

@@ -916,6 +916,38 @@ test_span_crls(void)
     unlink(crl);
 }
 
+/* lr_tls_crls_out(): a CRL out of its own span, stale or not yet
+ * valid, which lr_tls_span_crls() leaves out: none without a CRL, none
+ * for one good now, one for the same read past its next update or
+ * before its last update. */
+static void
+test_crls_out(void)
+{
+    char crl[80];
+    snprintf(crl, sizeof crl, "%s/out-crl.pem", dir);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    CU_ASSERT_EQUAL_FATAL(SSL_CTX_load_verify_locations(ctx, path[CA], NULL),
+                          1);
+    const time_t t0 = time(NULL);
+    CU_ASSERT_FALSE(lr_tls_crls_out(ctx, t0));
+    /* Last updated a minute ago, next in an hour. */
+    CU_ASSERT_EQUAL_FATAL(make_crl(crl, "ca", path[CA_KEY], -60, 3600), 0);
+    add_crl(ctx, crl);
+    const time_t now = time(NULL);
+    CU_ASSERT_FALSE(lr_tls_crls_out(ctx, now));
+    CU_ASSERT_TRUE(lr_tls_crls_out(ctx, now + 3600 + 5));
+    CU_ASSERT_TRUE(lr_tls_crls_out(ctx, now - 120));
+    /* The span folded then has it no longer: the timer's span cannot
+     * say so (agent_crlhandshake.sh). */
+    struct lr_tls_span s = { 0, 0 };
+    lr_tls_span_crls(&s, ctx, now + 3600 + 5);
+    CU_ASSERT_FALSE(lr_tls_span_out(&s, now + 3600 + 5));
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    SSL_CTX_free(ctx);
+    unlink(crl);
+}
+
 /* lr_tls_span_peer(): the earliest notAfter and the latest notBefore of
  * a connection's verified chain (dc4's own or its CA's), folded into a
  * span: kept when tighter, taken when looser or none; an SSL without a
@@ -990,6 +1022,7 @@ static CU_TestInfo tests[] = {
     { "crl_update: the next to come, the last past, none", test_crl_update },
     { "span_crls: last and next updates, those out not counted",
       test_span_crls },
+    { "crls_out: stale or not yet valid, none good", test_crls_out },
     { "span_out: before from, from until on", test_span_out },
     { "span_wait: a second past until, 1 when out, capped, 0 for none",
       test_span_wait },

@@ -1964,13 +1964,17 @@ agent_crl_arm(struct agent *a)
         evtimer_add(a->crl_next, &tv);
 }
 
-/* True, with 'c' closed and logged, when the wall clock has left the
- * span armed (a CRL of a->ssl past its next update, or before its last
- * update) or c's own (a certificate of its peer chain past its notAfter
- * or before its notBefore), and 'c', judged again under a->ssl, is
- * refused: every handshake now fails, and so must the connections up,
- * judged otherwise only at their handshake and on SIGHUP (one that
- * keeps asking never idles out).  'c' has finished its handshake. */
+/* True, with 'c' closed and logged, when a CRL of a->ssl is out of its
+ * own span (past its next update, or before its last update:
+ * lr_tls_crls_out()) or c's chain is (a certificate of it past its
+ * notAfter or before its notBefore), and 'c', judged again under
+ * a->ssl, is refused: every handshake now fails, and so must the
+ * connections up, judged otherwise only at their handshake and on
+ * SIGHUP (one that keeps asking never idles out).  'c' has finished its
+ * handshake.  The CRLs are read, not the span armed: a handshake whose
+ * chain was verified while a CRL was good may end after on_crl_next()
+ * judged the others, and the span armed since no longer counts that
+ * CRL (until 2026-12-07 such a connection was kept). */
 static bool
 conn_refused_stale(struct conn *c)
 {
@@ -1980,7 +1984,7 @@ conn_refused_stale(struct conn *c)
     struct lr_tls_span own = { 0, 0 };
     time_t now = time(NULL);
     lr_tls_span_peer(&own, ssl);
-    if (!ssl || (!lr_tls_span_out(&a->crl_span, now)
+    if (!ssl || (!lr_tls_crls_out(a->ssl, now)
                  && !lr_tls_span_out(&own, now)))
         return false;
     long v = lr_tls_verify_again(a->ssl, ssl);
