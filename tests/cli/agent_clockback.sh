@@ -21,35 +21,16 @@
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
 command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
 command -v python3 > /dev/null || { echo "skip: python3 not installed"; exit 77; }
-CC=${CC:-cc}
-command -v "$CC" > /dev/null || { echo "skip: no C compiler for the shim"; exit 77; }
 
 trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
 { mk_ca ca && mk_cert ca dc2 dc2 && mk_cert ca coordinator coordinator; } ||
     { echo "skip: openssl cannot make certificates"; exit 77; }
-# The shim is built plain: no sanitizer of its own in the agent's.
-"$CC" -shared -fPIC -o "$tmp/clockshift.so" "$srcdir/tests/cli/clockshift.c" \
-    -ldl 2> "$tmp/cc.err" ||
-    { echo "skip: cannot build the clock shim: $(cat "$tmp/cc.err")"; exit 77; }
+mk_clock_shim
 
 # A CRL of 'ca' revoking none, last updated now, good for a day.
-d=$tmp/ca-crl
-mkdir -p "$d"
-: > "$d/index.txt"
-echo 01 > "$d/crlnumber"
-cat > "$d/openssl.cnf" <<EOF2
-[ ca ]
-default_ca = lr
-[ lr ]
-database = $d/index.txt
-crlnumber = $d/crlnumber
-default_md = sha256
-default_crl_days = 1
-EOF2
-openssl ca -config "$d/openssl.cnf" -keyfile "$C/ca.key" -cert "$C/ca.pem" \
-    -gencrl -out "$C/crl.pem" 2> "$d/err" ||
-    { echo "skip: openssl ca cannot make a CRL: $(cat "$d/err")"; exit 77; }
+mk_crl crl 2> "$tmp/crl.err" ||
+    { echo "skip: openssl ca cannot make a CRL: $(cat "$tmp/crl.err")"; exit 77; }
 
 ASAN_SAVED=${ASAN_OPTIONS-}
 # shimmed CMD...: CMD (a function that starts a process in the

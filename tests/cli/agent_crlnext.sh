@@ -30,27 +30,6 @@ trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 { mk_ca ca && mk_cert ca dc2 dc2 && mk_cert ca coordinator coordinator; } ||
     { echo "skip: openssl cannot make certificates"; exit 77; }
 
-# crl NAME GENCRL-ARGS...: $C/NAME.pem, a CRL of 'ca' revoking none.
-crl() {
-    name=$1
-    shift
-    d=$tmp/ca-$name
-    mkdir -p "$d"
-    : > "$d/index.txt"
-    echo 01 > "$d/crlnumber"
-    cat > "$d/openssl.cnf" <<EOF
-[ ca ]
-default_ca = lr
-[ lr ]
-database = $d/index.txt
-crlnumber = $d/crlnumber
-default_md = sha256
-default_crl_days = 1
-EOF
-    openssl ca -config "$d/openssl.cnf" -keyfile "$C/ca.key" \
-        -cert "$C/ca.pem" -gencrl -out "$C/$name.pem" "$@" 2> "$d/err" ||
-        { cat "$d/err"; return 1; }
-}
 # next_update NAME: $C/NAME.pem's next update as the logs print it
 # (2026-12-07T03:10:49Z); next_epoch NAME: in seconds since the epoch.
 next_update() {
@@ -59,8 +38,8 @@ next_update() {
 next_epoch() {
     date -u -d "$(openssl crl -noout -nextupdate -in "$C/$1.pem" | sed 's/^nextUpdate=//')" +%s
 }
-crl day || { echo "skip: openssl ca cannot make CRLs"; exit 77; }
-crl probe -crlsec 60 || { echo "skip: openssl ca has no -crlsec"; exit 77; }
+mk_crl day || { echo "skip: openssl ca cannot make CRLs"; exit 77; }
+mk_crl probe -crlsec 60 || { echo "skip: openssl ca has no -crlsec"; exit 77; }
 
 # await_log LOG TEXT UNTIL: waits for a line of LOG with TEXT until the
 # epoch second UNTIL.
@@ -118,7 +97,7 @@ PY
 CLOSED="closed; install a fresh CRL and send SIGHUP"
 
 # ---- a. the agent: closed at its CRL's next update ----
-crl a1 -crlsec 10
+mk_crl a1 -crlsec 10
 cp "$C/a1.pem" "$C/a-crl.pem"
 agent_at a
 if start_agent a "$A/a.json"; then
@@ -140,14 +119,14 @@ fi
 # b: a CRL good for a day, then one good for seconds.  c: one good for
 # a few seconds, then one good for a few more: the connection made after
 # the SIGHUP outlives the first's next update.
-crl b1 -crldays 1 && cp "$C/b1.pem" "$C/b-crl.pem" && agent_at b
+mk_crl b1 -crldays 1 && cp "$C/b1.pem" "$C/b-crl.pem" && agent_at b
 start_agent b "$A/b.json" || notok "agent b did not start"
 BPORT=$APORT BPID=$APID
-crl c1 -crlsec 10 && cp "$C/c1.pem" "$C/c-crl.pem" && agent_at c
+mk_crl c1 -crlsec 10 && cp "$C/c1.pem" "$C/c-crl.pem" && agent_at c
 start_agent c "$A/c.json" || notok "agent c did not start"
 CPORT=$APORT CPID=$APID
-crl b2 -crlsec 10 && cp "$C/b2.pem" "$C/b-crl.pem"
-crl c2 -crlsec 20 && cp "$C/c2.pem" "$C/c-crl.pem"
+mk_crl b2 -crlsec 10 && cp "$C/b2.pem" "$C/b-crl.pem"
+mk_crl c2 -crlsec 20 && cp "$C/c2.pem" "$C/c-crl.pem"
 hup_agent b "$BPID" || notok "agent b: SIGHUP not logged: $(tail -2 "$A/b.log")"
 hup_agent c "$CPID" || notok "agent c: SIGHUP not logged: $(tail -2 "$A/c.log")"
 TB=$(next_update b2) TC1=$(next_update c1) TC=$(next_update c2)
@@ -207,7 +186,7 @@ job() {   # job NAME: POSTs a job, its state into $tmp/job
 }
 jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
 # Far enough ahead for a sanitizer build to start and plan j1 first.
-crl d1 -crlsec 25
+mk_crl d1 -crlsec 25
 cp "$C/d1.pem" "$C/d-crl.pem"
 if start_daemon; then
     T=$(next_update d1)
@@ -229,7 +208,7 @@ if start_daemon; then
     else
         notok "lightraild kept dc2's connection past its CRL's next update $T: j1 $j1, $(grep -F -e CRL -e 'agent dc2' "$D/log" | tail -3)"
     fi
-    crl d2 -crlsec 15
+    mk_crl d2 -crlsec 15
     cp "$C/d2.pem" "$C/d-crl.pem"
     T2=$(next_update d2)
     kill -HUP $PID

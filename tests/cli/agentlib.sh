@@ -22,6 +22,40 @@ mk_cert() {   # mk_cert CA FILE NAME [SAN]: CN = NAME (UTF-8), DNS SAN = SAN or 
         -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
         2>/dev/null
 }
+# mk_crl NAME [GENCRL-ARGS...]: $C/NAME.pem, a CRL of 'ca' revoking none,
+# last updated now, good for a day unless the arguments say otherwise
+# (-crlsec 600); openssl's complaint on stderr and 1 when it cannot.
+mk_crl() {
+    name=$1
+    shift
+    d=$tmp/ca-$name
+    mkdir -p "$d"
+    : > "$d/index.txt"
+    echo 01 > "$d/crlnumber"
+    cat > "$d/openssl.cnf" <<EOF
+[ ca ]
+default_ca = lr
+[ lr ]
+database = $d/index.txt
+crlnumber = $d/crlnumber
+default_md = sha256
+default_crl_days = 1
+EOF
+    openssl ca -config "$d/openssl.cnf" -keyfile "$C/ca.key" \
+        -cert "$C/ca.pem" -gencrl -out "$C/$name.pem" "$@" 2> "$d/err" ||
+        { cat "$d/err" >&2; return 1; }
+}
+# mk_clock_shim: tests/cli/clockshift.c built into $tmp/clockshift.so,
+# plain (no sanitizer of its own in the process it is preloaded into);
+# the test is skipped (exit 77) without a compiler or when it fails.
+mk_clock_shim() {
+    CC=${CC:-cc}
+    command -v "$CC" > /dev/null ||
+        { echo "skip: no C compiler for the shim"; exit 77; }
+    "$CC" -shared -fPIC -o "$tmp/clockshift.so" \
+        "$srcdir/tests/cli/clockshift.c" -ldl 2> "$tmp/cc.err" ||
+        { echo "skip: cannot build the clock shim: $(cat "$tmp/cc.err")"; exit 77; }
+}
 # agent_file DC COUNT PEAK EFF MEM BW [CERT [LATENCY]]: $A/DC.json, a
 # lightrail-agent file for DC with certificate $C/CERT.pem (default: DC's)
 # and an intra-DC latency of LATENCY us (default 5); the coordinator may
