@@ -31,23 +31,7 @@ IPORT=$APORT
 stop_agent "$APID"
 . "${srcdir:-.}/tests/cli/daemon.sh"
 trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
-METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
-jq --argjson p "$IPORT" '
-  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
-      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
-  | .["lightrail-compute:compute"].dc |= map(
-      if .name == "dc2" then
-        . + {"device-type": "placeholder", "device-count": 1,
-             "intra-dc-bandwidth-gbytes-per-s": "1",
-             "intra-dc-latency-us": "0",
-             "remote": {"address": "127.0.0.1", "port": $p}}
-      else . end)' "$METRO" > "$D/cluster.json"
-jq --arg c "$C" '.["lightrail-config:lightraild"] += {
-    "cluster-file": "cluster.json",
-    "coordinator": {"certificate": ($c + "/coordinator.pem"),
-                    "key": ($c + "/coordinator.key"),
-                    "ca": ($c + "/ca.pem")}}' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+dc2_remote "$IPORT"
 
 metric() {
     api GET /metrics

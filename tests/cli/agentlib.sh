@@ -56,6 +56,32 @@ mk_clock_shim() {
         "$srcdir/tests/cli/clockshift.c" -ldl 2> "$tmp/cc.err" ||
         { echo "skip: cannot build the clock shim: $(cat "$tmp/cc.err")"; exit 77; }
 }
+# dc2_remote PORT [CRL]: after daemon.sh, lightraild's configuration
+# with the metro's dc2 planned by the agent on 127.0.0.1:PORT (a
+# placeholder device; $D/cluster.json) and the coordinator's
+# certificate, key and CA of $C, and CRL when given (a file of $C).
+dc2_remote() {
+    jq --argjson p "$1" '
+      .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
+          "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
+      | .["lightrail-compute:compute"].dc |= map(
+          if .name == "dc2" then
+            . + {"device-type": "placeholder", "device-count": 1,
+                 "intra-dc-bandwidth-gbytes-per-s": "1",
+                 "intra-dc-latency-us": "0",
+                 "remote": {"address": "127.0.0.1", "port": $p}}
+          else . end)' "$(cd "$srcdir" && pwd)/examples/clusters/metro.json" \
+        > "$D/cluster.json" &&
+    jq --arg c "$C" --arg crl "${2:-}" '.["lightrail-config:lightraild"] += {
+        "cluster-file": "cluster.json",
+        "coordinator": ({"certificate": ($c + "/coordinator.pem"),
+                         "key": ($c + "/coordinator.key"),
+                         "ca": ($c + "/ca.pem")}
+                        + if $crl == "" then {}
+                          else {"crl": ($c + "/" + $crl)} end)}' \
+        "$D/lightraild.json" > "$D/cfg.tmp" &&
+    mv "$D/cfg.tmp" "$D/lightraild.json"
+}
 # agent_file DC COUNT PEAK EFF MEM BW [CERT [LATENCY]]: $A/DC.json, a
 # lightrail-agent file for DC with certificate $C/CERT.pem (default: DC's)
 # and an intra-DC latency of LATENCY us (default 5); the coordinator may
