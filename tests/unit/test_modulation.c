@@ -1,5 +1,6 @@
 /* Distance-adaptive modulation: choice by reach and slots by rate. */
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -655,6 +656,40 @@ test_received(void)
     CU_ASSERT_EQUAL(lr_mod_received(&t, "", 3, NULL, 0), ENOENT);
 }
 
+/* lr_mod_gosnr_text(): cut to hundredths, never rounded up, a final 0
+ * dropped; and a measurement whose hundredths do not fit the 32 bytes
+ * the header promises suffice (a monitor's -1e40 dB) is said as the
+ * number it is, not as the first 31 digits of it (-1e30, until
+ * 2026-12-07); so is lr_mod_received()'s -1e50 in its 48. */
+static void
+test_gosnr_text(void)
+{
+    static const struct {
+        double db;
+        const char *text;
+    } cases[] = {
+        { 16.996, "16.99" }, { 17, "17.0" }, { 16.29, "16.29" },
+        { 16.9, "16.9" }, { -0.004, "-0.01" },
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lr_mod_gosnr_text(cases[i].db, buf, sizeof buf);
+        CU_ASSERT_STRING_EQUAL(buf, cases[i].text);
+    }
+    const double huge[] = { -1e40, 1e40, -DBL_MAX, DBL_MAX, 1e29 };
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        lr_mod_gosnr_text(huge[i], buf, sizeof buf);
+        CU_ASSERT_DOUBLE_EQUAL(strtod(buf, NULL), huge[i], 0);
+    }
+    struct lr_modtable t;
+    char why[256];
+    lr_modtable_default(&t);
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "8QAM", -1e50, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "measured -1e+50 dB at "
+                                  "provisioning"));
+}
+
 /* The spectral efficiencies that size a stored lightpath's slots
  * (the way back when its format's SE changed in the table):
  * [rate / (12.5 (m - guard)), rate / (12.5 (m - guard - 1))), each end
@@ -704,6 +739,8 @@ test_se_range(void)
 }
 
 static CU_TestInfo tests[] = {
+    { "a gOSNR said cut to hundredths, or whole when they do not fit",
+      test_gosnr_text },
     { "the SEs that size a lightpath's slots", test_se_range },
     { "a stored format judged by name and reach", test_fits },
     { "a measured gOSNR judged by the table's threshold", test_received },
