@@ -30,7 +30,19 @@ lr_mod_gosnr_text(double db, char *buf, size_t len)
         snprintf(buf, len, "%g", db);
         return;
     }
-    snprintf(buf, len, "%.2f", db);
+    int n = snprintf(buf, len, "%.2f", db);
+    if (n < 0 || (size_t) n >= len) {
+        /* Its hundredths do not fit (|db| of 1e28 and more in 32 bytes,
+         * far past any hundredth a double holds): the number itself,
+         * with the fewest digits that give it back, not its first
+         * digits cut by snprintf(). */
+        for (int p = 15; p <= 17; p++) {
+            snprintf(buf, len, "%.*g", p, db);
+            if (strtod(buf, NULL) == db)
+                break;
+        }
+        return;
+    }
     if (strtod(buf, NULL) > db)
         snprintf(buf, len, "%.2f", strtod(buf, NULL) - 0.01);
     mod_hundredths_canonical(buf);

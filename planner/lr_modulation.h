@@ -238,7 +238,9 @@ int lr_mod_received(const struct lr_modtable *t, const char *name,
  * "16.29" for 16.29, not "16.28" by its binary form).  A table's
  * threshold has two decimals at most (lr_modtable_parse_csv()), so
  * this text is below it exactly when 'db' is.  A number not finite is
- * written as "%g" writes it. */
+ * written as "%g" writes it, and one whose hundredths do not fit
+ * buf[len] (-1e40 in 32 bytes) as the fewest digits of "%g" that read
+ * back as it ("-1e+40"), never cut. */
 void lr_mod_gosnr_text(double db, char *buf, size_t len);
 
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in
