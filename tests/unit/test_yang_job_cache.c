@@ -308,9 +308,87 @@ test_too_large_not_kept(void)
     lr_ctl_free(c);
 }
 
+/* The bound holds when a tree kept is completed with the schema's
+ * defaults for a where: a tree that fit before its defaults and not
+ * after is no longer kept, and the other form's is not kept past the
+ * bound either (the room left was once taken as max_nodes - nodes, a
+ * wrap past zero that let any tree in). */
+static void
+test_completed_within_bound(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_yang_job_cache *probe = lr_yang_job_cache_new(1000000);
+    struct lr_yang_job_cache *small = NULL;
+    struct lr_yang_job_cache_stats st;
+    struct lr_yang_job_tree *tree = NULL;
+    struct lr_job job;
+    const struct lr_job **refs = NULL, **sel = NULL;
+    char err[1024], *text = NULL;
+    int n = 0, m = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(probe);
+    struct lr_intent in = intent("f-one", "bert-large", 1, 4);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    /* The controller names the algorithm it planned with: a job of a
+     * store written before it did, as a copy. */
+    struct lr_job old = job;
+    old.intent.algorithm[0] = '\0';
+    const struct lr_job *one = &old;
+    CU_ASSERT_FATAL((refs = malloc(sizeof *refs)) != NULL);
+    refs[0] = one;
+    n = 1;
+    unsigned long long gen = lr_ctl_jobs_gen(c);
+    const struct lr_topo *t = lr_ctl_topo(c);
+    const struct lr_cluster *cl = lr_ctl_cluster(c);
+    const struct lr_modtable *mods = lr_ctl_modtable(c);
+
+    /* The tree's nodes, as printed (not completed). */
+    CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, probe, gen, refs, n, false,
+                                              false, t, cl, mods, &text, err,
+                                              sizeof err), 0);
+    free(text);
+    text = NULL;
+    lr_yang_job_cache_stats(probe, &st);
+    size_t bare = st.nodes;
+    CU_ASSERT_FATAL(bare > 0);
+
+    /* Room for that tree exactly: kept; then a where completes it. */
+    small = lr_yang_job_cache_new(bare);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(small);
+    CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, small, gen, refs, n, false,
+                                              false, t, cl, mods, &text, err,
+                                              sizeof err), 0);
+    free(text);
+    text = NULL;
+    lr_yang_job_cache_stats(small, &st);
+    CU_ASSERT_EQUAL(st.nodes, bare);
+    CU_ASSERT_EQUAL(lr_yang_job_cache_select_tree(
+                        ly, small, gen, refs, n, "priority >= 0", NULL,
+                        false, NULL, t, cl, mods, &sel, &m, &tree, err,
+                        sizeof err), 0);
+    CU_ASSERT_EQUAL(m, 1);
+    lr_yang_job_tree_free(tree);
+    free(sel);
+    lr_yang_job_cache_stats(small, &st);
+    CU_ASSERT(st.nodes <= bare);
+    /* Running's tree of the same generation: no room is left for it. */
+    CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, small, gen, refs, n, false,
+                                              true, t, cl, mods, &text, err,
+                                              sizeof err), 0);
+    free(text);
+    lr_yang_job_cache_stats(small, &st);
+    CU_ASSERT(st.nodes <= bare);
+    free(refs);
+    lr_yang_job_cache_free(small);
+    lr_yang_job_cache_free(probe);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "f-one", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "every change, a fresh build's answer", test_every_change },
     { "a tree too large is not kept", test_too_large_not_kept },
+    { "a tree completed stays within the bound",
+      test_completed_within_bound },
     CU_TEST_INFO_NULL,
 };
 
