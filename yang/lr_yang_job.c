@@ -1159,6 +1159,16 @@ job_cache_root(struct lr_yang_job_cache *c, unsigned long long gen,
             s->completed = true;
             c->stats.nodes -= s->nodes;
             s->nodes = job_tree_nodes(s->root);
+            if (s->nodes > c->max_nodes - c->stats.nodes) {
+                /* Its defaults took it past the bound: this request's
+                 * alone now, as a tree too large from the start. */
+                *root = s->root;
+                s->root = NULL;
+                free(s->jobs);
+                memset(s, 0, sizeof *s);
+                c->stats.too_large++;
+                return 0;
+            }
             c->stats.nodes += s->nodes;
         }
         c->stats.hits++;
