@@ -4,13 +4,19 @@
 # sort-by and under running, on a lightraild of our own on 127.0.0.1
 # (stopped by its PID).  Each GET after a change must show the change,
 # and a GET repeated with no change in between (answered from the tree
-# kept) must send the same bytes as the first.
+# kept) must send the same bytes as the first.  A job that changes in
+# place (provisioning, then active: no job comes or goes, so only
+# lr_ctl_jobs_gen() tells the tree is stale) is held in the dummy
+# driver's apply() (LIGHTRAIL_TEST_DUMMY_HOLD) while GETs keep its tree.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
 RUN=/restconf/ds/ietf-datastores:running/lightrail-job:jobs
 WHERE="$JOBS?where=state/phase%3D'active'"
 SORT="$JOBS?sort-by=state/created"
+LIGHTRAIL_TEST_DUMMY_HOLD=1
+export LIGHTRAIL_TEST_DUMMY_HOLD
+DEV=$D/state/devices
 
 # names PATH: the jobs' names a GET of PATH sends, one a line, and the
 # body kept in $tmp/PATH's digest; the same GET again must send the same.
@@ -60,6 +66,39 @@ expect "after the DELETE" "c2 " "$JOBS" "$RUN" "$SORT"
 expect "after the DELETE, active only" "" "$WHERE"
 api DELETE "$JOBS/job=c2"
 expect "after the last DELETE" "" "$JOBS" "$RUN"
+
+# In place: c3's POST held in its device step, GETs of it provisioning
+# (the tree kept), then released: the GET after must say active.
+intent c3 gpt-1.9b 24 > "$tmp/c3.json"
+for f in "$DEV"/*.json; do : > "${f%.json}.hold"; done
+curl -s -o "$tmp/c3.body" -w '%{http_code}' --cacert "$D/tls/cert.pem" \
+    -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: application/yang-data+json' --max-time 120 \
+    -X POST --data-binary @"$tmp/c3.json" "$URL$JOBS" > "$tmp/c3.status" &
+P3=$!
+held=
+for i in $(seq 1 400); do
+    ls "$DEV"/*.held > /dev/null 2>&1 && { held=1; break; }
+    sleep 0.05
+done
+[ -n "$held" ] || notok "c3's devices were never held in apply()"
+c3phase() { jq -r '."lightrail-job:jobs".job[] | select(.name == "c3")
+                   | .state.phase' "$tmp/body"; }
+expect "c3 held in its device step" "c3 " "$JOBS" "$SORT"
+api GET "$JOBS"
+[ "$(c3phase)" = provisioning ] && ok "c3 provisioning while held" \
+    || notok "c3 while held: $(c3phase)"
+rm -f "$DEV"/*.hold
+wait $P3
+[ "$(cat "$tmp/c3.status")" = 201 ] && ok "c3's POST, released: 201" \
+    || notok "c3's POST: $(cat "$tmp/c3.status") $(cat "$tmp/c3.body")"
+api GET "$JOBS"
+[ "$(c3phase)" = active ] \
+    && ok "the GET after c3 became active in place says active" \
+    || notok "the GET after c3 became active in place: $(c3phase)"
+expect "c3 active" "c3 " "$WHERE"
+api DELETE "$JOBS/job=c3"
+[ "$STATUS" = 204 ] && ok "DELETE c3: 204" || notok "DELETE c3: $STATUS"
 
 stop_daemon
 check_store "the store and the devices agree after the GETs"
