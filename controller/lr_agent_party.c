@@ -796,12 +796,16 @@ closed_without_a_word(struct agent_party *ap, const struct lr_wire_msg *req,
     if (kept && !begun) {
         /* The connection kept from the last job, idle since: closed by
          * its idle timeout just as this job began (drop_if_stale() saw
-         * nothing yet), or by a restart between the jobs; our request
-         * did not end the agent, and the plan may run again on a new
-         * connection, as after an eviction. */
+         * nothing yet), or by a restart between the jobs, and the plan
+         * may run again on a new connection, as after an eviction.  It
+         * may as well be a crash that this request caused, which no
+         * read of the socket tells apart: the words say both. */
         snprintf(ap->why, sizeof ap->why, "the agent closed the "
-                 "connection kept since the last job, idle, before "
-                 "answering %s (%s)", lr_wire_type_name(req->type), what);
+                 "connection kept since the last job, with no word, before "
+                 "answering %s, this job's first request (%s): its idle "
+                 "timeout as the job began, run again; if the agent "
+                 "crashed, see its log", lr_wire_type_name(req->type),
+                 what);
         ap->closed_by_agent = true;
         return;
     }

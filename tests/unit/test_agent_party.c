@@ -2089,8 +2089,12 @@ old_revision_remembered(int how)
             CU_ASSERT_PTR_NOT_NULL(strstr(why, "closed its connection in "
                                           "the middle of the plan (the "
                                           "agent closed the connection "
-                                          "kept since the last job, idle, "
-                                          "before answering job ("));
+                                          "kept since the last job, with "
+                                          "no word, before answering job, "
+                                          "this job's first request ("));
+        if (job == 2 && how)
+            CU_ASSERT_PTR_NOT_NULL(strstr(why, "if the agent crashed, see "
+                                          "its log"));
         CU_ASSERT_EQUAL(verdict, LR_TM_OK);
         assert_same_plan(res, here);
         CU_ASSERT_PTR_NOT_NULL(strstr(why, job == 1
