@@ -249,6 +249,10 @@ enum sb_mno_probe {
     SB_MNO_PROBE_HELD,        /* it holds the rule, and refused the
                                * removal sent again: a refusal */
     SB_MNO_PROBE_LOST,        /* an answer was lost: it may hold it */
+    SB_MNO_PROBE_UNSENT,      /* it holds the rule, and the removal to
+                               * send again did not reach it (the
+                               * controller's failure, or no session):
+                               * no refusal */
 };
 
 /* The emulator answered the removal of 'r' with the 500 it gives for a
@@ -260,7 +264,8 @@ enum sb_mno_probe {
  * it holds.  A rule it had lost is switched on between the two, for
  * the time of a request.  '*ret' gets the outcome's errno (0 when
  * removed; the removal's error when held, EPROTO for its 404;
- * ETIMEDOUT when lost; as it
+ * ETIMEDOUT when lost; the removal's when it did not reach the
+ * emulator (sb_local(), or sb_unanswered() but ETIMEDOUT); as it
  * was when the install was refused), err[] its line but after a
  * refused install (the first removal's line stands).  Until
  * 2026-12-07 the 500 alone was judged: a rule the emulator held and
@@ -286,6 +291,11 @@ sb_mno_probe(struct sb_mnoptical *d, const struct sb_mno_rule *r, int *ret,
      * is no removal of what is gone, which sb_parallel and lr_ctl's
      * release take an ENOENT for: the rule was switched on. */
     *ret = rc == ENOENT ? EPROTO : rc;
+    /* A removal that never reached the emulator is no refusal: until
+     * 2026-12-07 its line said "refused its removal though it holds
+     * it" for an ENOMEM that said "it was not sent". */
+    if (sb_local(rc) || (rc != ETIMEDOUT && sb_unanswered(rc)))
+        return SB_MNO_PROBE_UNSENT;
     return !rc ? SB_MNO_PROBE_REMOVED
            : rc == ETIMEDOUT ? SB_MNO_PROBE_LOST : SB_MNO_PROBE_HELD;
 }
@@ -324,8 +334,10 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
     struct sb_mno_step *steps = NULL;
     int n_work = d->n_rules, n_steps = 0, done, ret = 0;
     long status = 0;          /* the HTTP status of the last request */
-    bool held = false;        /* sb_mno_probe(): the failed removal's
-                               * rule is on the emulator for sure */
+    enum sb_mno_probe probed = SB_MNO_PROBE_REFUSED;
+                              /* sb_mno_probe() of the failed removal:
+                               * HELD or UNSENT, its rule is on the
+                               * emulator for sure */
 
     work = malloc(((size_t) d->n_rules + (size_t) n + 1) * sizeof *work);
     steps = malloc(((size_t) n + 1) * sizeof *steps);
@@ -406,7 +418,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         enum sb_mno_probe probe = SB_MNO_PROBE_REFUSED;
         if (!steps[done].install && sb_mno_refused_as_not_held(ret, status))
             probe = sb_mno_probe(d, &steps[done].r, &ret, err, errlen);
-        held = probe == SB_MNO_PROBE_HELD;
+        probed = probe;
         if (!steps[done].install && probe == SB_MNO_PROBE_REFUSED
             && sb_mno_remove_settles(&steps[done].r, ret, status))
             ret = 0;
@@ -449,13 +461,23 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         /* The emulator holds the rule and refused its removal
          * (sb_mno_probe()): on the record as installed, a mark unknown
          * cleared, for a DELETE again to remove it. */
-        else if (held) {
+        else if (probed == SB_MNO_PROBE_HELD) {
             sb_mno_record(d, &steps[done].r, SB_MNO_HELD);
             lr_utf8_appendf(err, errlen, "; the emulator holds %s (it "
                             "accepted its install again) and refused its "
                             "removal though it holds it: kept on the "
                             "record as installed; DELETE again later, or "
                             "/reset the node", steps[done].r.mc.name);
+        }
+        /* The same, but the removal to send again never reached the
+         * emulator: not refused, and the line must not say so. */
+        else if (probed == SB_MNO_PROBE_UNSENT) {
+            sb_mno_record(d, &steps[done].r, SB_MNO_HELD);
+            lr_utf8_appendf(err, errlen, "; the emulator holds %s (it "
+                            "accepted its install again), and its removal "
+                            "to send again did not reach it: kept on the "
+                            "record as installed; DELETE again",
+                            steps[done].r.mc.name);
         }
         /* A removal whose answer was lost may have been done: the rule
          * stays on the record, as the failed batch leaves it, marked

@@ -551,6 +551,33 @@ test_refused_removal_held(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 404: "));
     CU_ASSERT_EQUAL(dbl.n_rules, 1);
     CU_ASSERT(record_is(r2, "job1/lp0"));
+
+    /* The removal to send again was not sent (out of memory for its
+     * node name, the third request's): the emulator holds the rule (it
+     * accepted the install), and its removal was not refused, so the
+     * line says so and not "refused its removal though it holds it",
+     * as until 2026-12-07.  Kept on the record as installed. */
+    atomic_store(&dbl.refuse_removes, 1);
+    atomic_store(&escape_fail_at, 3);
+    dbl.n_calls = 0;
+    ret = k->apply(r2, &ch, 1, err, sizeof err);
+    atomic_store(&escape_fail_at, 0);
+    CU_ASSERT_EQUAL(dbl.n_calls, 2);
+    CU_ASSERT_EQUAL(ret, ENOMEM);
+    if (ret != ENOMEM || strstr(err, "refused its removal"))
+        fprintf(stderr, "the removal sent again not sent: %d: %s\n", ret,
+                err);
+    CU_ASSERT_PTR_NULL(strstr(err, "refused its removal"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "; the emulator holds job1/lp0 (it "
+                                       "accepted its install again), and "
+                                       "its removal to send again did not "
+                                       "reach it: kept on the record as "
+                                       "installed; DELETE again"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    CU_ASSERT(record_is(r2, "job1/lp0"));
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT(record_is(r2, ""));
     k->close(r2);
 }
 
