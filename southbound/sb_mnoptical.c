@@ -51,7 +51,9 @@
  * takes as the rule it holds, or the rule again when it lost it.
  *
  * Errors: the emulator's HTML pages become one line (404: unknown node,
- * ENOENT; 500: bad parameter, EPROTO); transport errors as sb_http.h.
+ * ENOENT, and a removal so answered leaves the record: the emulator
+ * holds no rule on a node it does not know; 500: bad parameter,
+ * EPROTO); transport errors as sb_http.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -457,6 +459,19 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                                 "the emulator does not hold counts as "
                                 "done) or /reset the node", e2);
             }
+        }
+        /* A 404 (unknown node) to a removal: the emulator does not
+         * know the node at all, so it holds no rule there.  ENOENT is
+         * a removal of what is gone to sb_parallel and lr_ctl's
+         * release, and the record agrees: the rule leaves it.  Until
+         * 2026-12-07 the record kept it, and every reconciliation after
+         * found it and reported it removed, run after run. */
+        else if (!steps[done].install && ret == ENOENT && status == 404) {
+            sb_mno_record(d, &steps[done].r, SB_MNO_GONE);
+            lr_utf8_appendf(err, errlen, "; the emulator does not know "
+                            "node %s, so it holds no rule there: %s leaves "
+                            "this controller's record", d->node,
+                            steps[done].r.mc.name);
         }
         /* The emulator holds the rule and refused its removal
          * (sb_mno_probe()): on the record as installed, a mark unknown

@@ -785,6 +785,49 @@ test_emulator_lost_rules_delete(void)
     lr_ctl_free(c);
 }
 
+/* The emulator no longer knows ROADM r2 (a 404 to every request on
+ * it): the DELETE's removals there draw the 404, ENOENT, which the
+ * release takes as gone, and the job goes.  The driver's record kept
+ * the rules until 2026-12-07, so every reconciliation after found them
+ * on r2, off the store, and reported them removed (drift), run after
+ * run.  A node the emulator does not know holds no rule: the record
+ * drops them too, and a reconciliation finds nothing. */
+static void
+test_delete_unknown_node(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("nonode");
+    char err[1024], *report = NULL;
+    int drift = -1;
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    CU_ASSERT_EQUAL_FATAL(rules_on("r2"), 2);
+    atomic_store(&dbl.hide_r2, true);
+    int rc = lr_ctl_delete(c, "nonode", err, sizeof err);
+    if (rc)
+        fprintf(stderr, "nonode, DELETE: %d: %s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_get(c, "nonode", &job), 0);
+    for (int run = 0; run < 2; run++) {
+        CU_ASSERT_EQUAL(lr_ctl_reconcile(c, true, &report, &drift, err,
+                                         sizeof err), 0);
+        if (drift)
+            fprintf(stderr, "nonode, reconcile %d: drift %d: %s\n", run + 1,
+                    drift, report ? report : "-");
+        CU_ASSERT_EQUAL(drift, 0);
+        CU_ASSERT_PTR_NULL(report && strstr(report, "removed"));
+        free(report);
+        report = NULL;
+    }
+    atomic_store(&dbl.hide_r2, false);
+    lr_ctl_free(c);
+}
+
 /* A rule the record marks unknown is no rule the ROADM holds for a
  * reconciliation either.  The start's repair re-applies an active job's
  * channels on a driver whose record is empty (lightraild restarted);
@@ -1210,6 +1253,8 @@ static CU_TestInfo tests[] = {
       test_lost_removal_unknown_maybe_held },
     { "reconciliation: a rule marked unknown is not present",
       test_recon_unknown_not_present },
+    { "a node the emulator does not know: its rules leave the record",
+      test_delete_unknown_node },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
     { "health: read() is no answer of the device",
       test_health_without_reads },
