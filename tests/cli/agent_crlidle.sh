@@ -14,6 +14,18 @@
 #      the timer wakes again, within 25 s (awaited, bounded).
 # Asserts counts, no timing.  The agent and lightraild are stopped by
 # their PID, never by name.
+# Part b cannot tell the agents_back() of nb_restconf.c's plan_done()
+# from the one plan_next() makes after the admission: plan_done() runs
+# plan_next() at once, on the same loop turn, and every way out of it
+# for the intent just planned admits it (a blocked job too) and calls
+# agents_back() again, which re-arms the timer from the same
+# connections (crl_arm() computes the span anew).  The only way they
+# differ is when the job set changed while the plan ran, so that
+# plan_next() hands the planner a plan again before admitting: only a
+# wake during that second plan would tell, which needs it held for
+# more than the timer's 10 s cap, and a job to come or go during the
+# first one -- timing, which this test does not assert.  A RELEASE
+# turn ends in releases_done(), which is another call.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
