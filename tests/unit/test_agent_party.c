@@ -1903,88 +1903,6 @@ test_beam_requests(void)
     free(here);
 }
 
-/* A coordinator of revision 2 and an agent from before 2026-12-07
- * (op_revision 1), which refuses a HELLO naming a revision as a
- * malformed frame and closes: the coordinator connects again and greets
- * it as before, and the plan is today's exchange's (BACKTRACKs asked),
- * in-process CDynP's plan, after one refused HELLO.  Then an agent of
- * revision 2 whose predecessors at the head are not -1 (op_revision 3):
- * no plan, the agent named with what it sent.  Seed 7 at width 0. */
-static void
-test_beam_old_revision(void)
-{
-    if (!fk_begin())
-        return;
-    struct lr_cdynp_result *res = calloc(1, sizeof *res),
-                           *here = calloc(1, sizeof *here);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(here);
-    struct lr_instance in;
-    struct lr_tm *tm;
-    CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(7, 7, 8, &in), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train, &tm),
-                          0);
-    const struct lr_cdynp_options opts = {
-        .window = LR_CDYNP_DEFAULT_WINDOW,
-        .beam = lr_cdynp_beam_option(0),
-    };
-    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    int order[LR_TM_MAX_DCS];
-    CU_ASSERT_FATAL(lr_cdynp_order(tm, order) > 0);
-    const int a = order[0];
-    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
-    for (int j = 0; j < tm->n_dcs; j++)
-        pp[j] = lr_cdynp_local_party_new(tm, j);
-    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view, pp, &opts, here, NULL,
-                                          NULL), LR_TM_OK);
-    for (int j = 0; j < tm->n_dcs; j++)
-        pp[j]->cls->free(pp[j]);
-
-    struct fk_kinds k;
-    enum lr_tm_why verdict;
-    CU_ASSERT_EQUAL(beam_over_fake(&in, tm, &opts, a, 1, res, &verdict, &k),
-                    0);
-    CU_ASSERT_EQUAL(verdict, LR_TM_OK);
-    assert_same_plan(res, here);
-    fprintf(stderr, "an agent from before revision 2: %d refused HELLO, "
-            "%d STEPs, %d BACKTRACKs, %d FINISHes\n", k.hellos, k.steps,
-            k.backtracks, k.finishes);
-    CU_ASSERT_EQUAL(k.hellos, 1);
-    CU_ASSERT(k.backtracks > 0);
-    assert_revision_note(&in, a, "it refused a HELLO naming revision 2, as "
-                         "agents from before 2026-12-07 do", k.backtracks);
-
-    /* False predecessors: the agent's fault, said. */
-    struct fake f;
-    op_tm = tm;
-    op_cl = in.cluster;
-    op_dc = a;
-    op_mode = 2;
-    op_revision = 3;
-    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 1));
-    for (int j = 0; j < tm->n_dcs; j++)
-        pp[j] = j == a ? fk_party(&f, tm, op_timeout)
-                       : lr_cdynp_local_party_new(tm, j);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
-    char why[1024] = "", said[128];
-    int rc = lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
-                           &verdict, why, sizeof why);
-    for (int j = 0; j < tm->n_dcs; j++)
-        pp[j]->cls->free(pp[j]);
-    fk_stop(&f);
-    op_revision = 0;
-    fprintf(stderr, "false predecessors: rc %d: %s\n", rc, why);
-    CU_ASSERT_EQUAL(rc, EPROTO);
-    snprintf(said, sizeof said, "agent %s failed: ", in.cluster->dcs[a].name);
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, said));
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, "predecessor ending at layer 0"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, "a fault of the agent's"));
-    lr_tm_free(tm);
-    lr_instance_free(&in);
-    free(res);
-    free(here);
-}
-
 /* The in-process parties of tm's DCs but 'a', into pp[]. */
 static void
 local_parties(const struct lr_tm *tm, int a, struct lr_cdynp_party **pp)
@@ -2003,6 +1921,118 @@ free_parties(const struct lr_tm *tm, int a, struct lr_cdynp_party **pp,
     for (int k = 0; k < tm->n_dcs; k++)
         if (k != a || agent_too)
             pp[k]->cls->free(pp[k]);
+}
+
+/* The set-up of the tests of an agent from before revision 2: seed 7's
+ * instance and its tm, at width 0, the DC 'a' first in the order (the
+ * agent's), and 'here', in-process CDynP's plan, to compare with.
+ * Owns all it holds until old_rev_end(). */
+struct old_rev {
+    struct lr_cdynp_result *res, *here;
+    struct lr_instance in;
+    struct lr_tm *tm;
+    struct lr_cdynp_options opts;
+    struct lr_cdynp_view view;
+    int a;
+};
+
+/* False, and nothing held, when the fake agent cannot run here. */
+static bool
+old_rev_begin(struct old_rev *o)
+{
+    if (!fk_begin())
+        return false;
+    o->res = calloc(1, sizeof *o->res);
+    o->here = calloc(1, sizeof *o->here);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o->res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o->here);
+    CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(7, 7, 8, &o->in), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_tm_new(o->in.model, o->in.cluster,
+                                    &o->in.train, &o->tm), 0);
+    o->opts = (struct lr_cdynp_options) {
+        .window = LR_CDYNP_DEFAULT_WINDOW,
+        .beam = lr_cdynp_beam_option(0),
+    };
+    o->view = lr_cdynp_view_of(o->tm);
+    int order[LR_TM_MAX_DCS];
+    CU_ASSERT_FATAL(lr_cdynp_order(o->tm, order) > 0);
+    o->a = order[0];
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    local_parties(o->tm, -1, pp);
+    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&o->view, pp, &o->opts, o->here,
+                                          NULL, NULL), LR_TM_OK);
+    free_parties(o->tm, -1, pp, true);
+    return true;
+}
+
+static void
+old_rev_end(struct old_rev *o)
+{
+    lr_tm_free(o->tm);
+    lr_instance_free(&o->in);
+    free(o->res);
+    free(o->here);
+}
+
+/* A coordinator of revision 2 and an agent from before 2026-12-07
+ * (op_revision 1), which refuses a HELLO naming a revision as a
+ * malformed frame and closes: the coordinator connects again and greets
+ * it as before, and the plan is today's exchange's (BACKTRACKs asked),
+ * in-process CDynP's plan, after one refused HELLO.  Then an agent of
+ * revision 2 whose predecessors at the head are not -1 (op_revision 3):
+ * no plan, the agent named with what it sent.  Seed 7 at width 0. */
+static void
+test_beam_old_revision(void)
+{
+    struct old_rev o;
+    if (!old_rev_begin(&o))
+        return;
+    struct lr_tm *tm = o.tm;
+    const int a = o.a;
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+
+    struct fk_kinds k;
+    enum lr_tm_why verdict;
+    CU_ASSERT_EQUAL(beam_over_fake(&o.in, tm, &o.opts, a, 1, o.res, &verdict,
+                                   &k), 0);
+    CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+    assert_same_plan(o.res, o.here);
+    fprintf(stderr, "an agent from before revision 2: %d refused HELLO, "
+            "%d STEPs, %d BACKTRACKs, %d FINISHes\n", k.hellos, k.steps,
+            k.backtracks, k.finishes);
+    CU_ASSERT_EQUAL(k.hellos, 1);
+    CU_ASSERT(k.backtracks > 0);
+    assert_revision_note(&o.in, a, "it refused a HELLO naming revision 2, "
+                         "as agents from before 2026-12-07 do",
+                         k.backtracks);
+
+    /* False predecessors: the agent's fault, said. */
+    struct fake f;
+    op_tm = tm;
+    op_cl = o.in.cluster;
+    op_dc = a;
+    op_mode = 2;
+    op_revision = 3;
+    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 1));
+    for (int j = 0; j < tm->n_dcs; j++)
+        pp[j] = j == a ? fk_party(&f, tm, op_timeout)
+                       : lr_cdynp_local_party_new(tm, j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
+    char why[1024] = "", said[128];
+    int rc = lr_agent_plan(o.in.cluster, pp, &o.opts, &o.view, o.res,
+                           NULL, &verdict, why, sizeof why);
+    for (int j = 0; j < tm->n_dcs; j++)
+        pp[j]->cls->free(pp[j]);
+    fk_stop(&f);
+    op_revision = 0;
+    fprintf(stderr, "false predecessors: rc %d: %s\n", rc, why);
+    CU_ASSERT_EQUAL(rc, EPROTO);
+    snprintf(said, sizeof said, "agent %s failed: ",
+             o.in.cluster->dcs[a].name);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, said));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "predecessor ending at layer 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "a fault of the agent's"));
+    old_rev_end(&o);
 }
 
 /* One party, as lightraild keeps one per agent, plans two jobs with an
@@ -2034,34 +2064,16 @@ test_old_revision_remembered(void)
 static void
 old_revision_remembered(int how)
 {
-    if (!fk_begin())
+    struct old_rev o;
+    if (!old_rev_begin(&o))
         return;
-    struct lr_cdynp_result *res = calloc(1, sizeof *res),
-                           *here = calloc(1, sizeof *here);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(here);
-    struct lr_instance in;
-    struct lr_tm *tm;
-    CU_ASSERT_EQUAL_FATAL(lr_instance_random_dcs(7, 7, 8, &in), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_tm_new(in.model, in.cluster, &in.train, &tm),
-                          0);
-    const struct lr_cdynp_options opts = {
-        .window = LR_CDYNP_DEFAULT_WINDOW,
-        .beam = lr_cdynp_beam_option(0),
-    };
-    struct lr_cdynp_view view = lr_cdynp_view_of(tm);
-    int order[LR_TM_MAX_DCS];
-    CU_ASSERT_FATAL(lr_cdynp_order(tm, order) > 0);
-    const int a = order[0];
+    struct lr_tm *tm = o.tm;
+    const int a = o.a;
     struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
-    local_parties(tm, -1, pp);
-    CU_ASSERT_EQUAL(lr_cdynp_plan_parties(&view, pp, &opts, here, NULL,
-                                          NULL), LR_TM_OK);
-    free_parties(tm, -1, pp, true);
 
     struct fake f;
     op_tm = tm;
-    op_cl = in.cluster;
+    op_cl = o.in.cluster;
     op_dc = a;
     op_mode = 2;
     op_revision = 1;
@@ -2080,8 +2092,8 @@ old_revision_remembered(int how)
             lr_agent_party_set_job(agent, tm);
         verdict = LR_TM_DEVICES;
         why[0] = '\0';
-        int rc = lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
-                               &verdict, why, sizeof why);
+        int rc = lr_agent_plan(o.in.cluster, pp, &o.opts, &o.view, o.res,
+                               NULL, &verdict, why, sizeof why);
         if (rc || (job == 2 && how))
             fprintf(stderr, "job %d (%d): %s\n", job, how, why);
         CU_ASSERT_EQUAL(rc, 0);
@@ -2096,7 +2108,7 @@ old_revision_remembered(int how)
             CU_ASSERT_PTR_NOT_NULL(strstr(why, "if the agent crashed, see "
                                           "its log"));
         CU_ASSERT_EQUAL(verdict, LR_TM_OK);
-        assert_same_plan(res, here);
+        assert_same_plan(o.res, o.here);
         CU_ASSERT_PTR_NOT_NULL(strstr(why, job == 1
                                       ? "it refused a HELLO naming revision "
                                         "2, as agents from before"
@@ -2118,9 +2130,9 @@ old_revision_remembered(int how)
     local_parties(tm, a, pp);
     pp[a] = fk_party(&f, tm, op_timeout);
     CU_ASSERT_PTR_NOT_NULL_FATAL(pp[a]);
-    CU_ASSERT_EQUAL(lr_agent_plan(in.cluster, pp, &opts, &view, res, NULL,
-                                  &verdict, why, sizeof why), 0);
-    assert_same_plan(res, here);
+    CU_ASSERT_EQUAL(lr_agent_plan(o.in.cluster, pp, &o.opts, &o.view, o.res,
+                                  NULL, &verdict, why, sizeof why), 0);
+    assert_same_plan(o.res, o.here);
     free_parties(tm, a, pp, true);
     /* Each close noted before the next connection's note: the counts
      * are whole once the last party is gone. */
@@ -2136,10 +2148,7 @@ old_revision_remembered(int how)
     CU_ASSERT_EQUAL(k.hellos, 1 + 1);
     op_revision = 0;
     op_conns_noted = op_close_at_job = false;
-    lr_tm_free(tm);
-    lr_instance_free(&in);
-    free(res);
-    free(here);
+    old_rev_end(&o);
 }
 
 /* An agent that answers a STEP sent again otherwise than the first
