@@ -139,6 +139,26 @@ lr_test_ctl_channels(const char *prefix)
     return total;
 }
 
+/* The intent the controller tests submit: job 'name' of 'model' on
+ * gmin..gmax GPUs, batch 32 in micro-batches of 1, planned by
+ * 'algorithm'. */
+static inline struct lr_intent
+lr_test_ctl_intent(const char *name, const char *model, int gmin, int gmax,
+                   const char *algorithm)
+{
+    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = gmin,
+                            .gpus_max = gmax };
+    /* Cut to each field's size, said, so that GCC at -O2 sees no
+     * truncation to warn of where a caller's buffer is longer. */
+    snprintf(in.name, sizeof in.name, "%.*s", (int) sizeof in.name - 1,
+             name);
+    snprintf(in.model, sizeof in.model, "%.*s", (int) sizeof in.model - 1,
+             model);
+    snprintf(in.algorithm, sizeof in.algorithm, "%.*s",
+             (int) sizeof in.algorithm - 1, algorithm);
+    return in;
+}
+
 static void
 assert_consistent(struct lr_ctl *c)
 {

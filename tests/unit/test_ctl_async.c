@@ -54,12 +54,7 @@ open_ctl(void)
 static struct lr_intent
 intent(const char *name, int gmax)
 {
-    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = 1,
-                            .gpus_max = gmax };
-    snprintf(in.name, sizeof in.name, "%s", name);
-    snprintf(in.model, sizeof in.model, "gpt-1.9b");
-    snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
-    return in;
+    return lr_test_ctl_intent(name, "gpt-1.9b", 1, gmax, "cdynp");
 }
 
 static int

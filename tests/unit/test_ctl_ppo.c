@@ -88,12 +88,7 @@ open_ctl(const char *policy, int reuse)
 static struct lr_intent
 intent(const char *name, const char *model, int gmin, int gmax)
 {
-    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = gmin,
-                            .gpus_max = gmax };
-    snprintf(in.name, sizeof in.name, "%s", name);
-    snprintf(in.model, sizeof in.model, "%s", model);
-    snprintf(in.algorithm, sizeof in.algorithm, "ppo");
-    return in;
+    return lr_test_ctl_intent(name, model, gmin, gmax, "ppo");
 }
 
 /* The test's own copy of what the policy sees. */

@@ -42,12 +42,7 @@ teardown(void)
 static struct lr_intent
 intent(const char *name, const char *model, int gmin, int gmax)
 {
-    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = gmin,
-                            .gpus_max = gmax };
-    snprintf(in.name, sizeof in.name, "%s", name);
-    snprintf(in.model, sizeof in.model, "%s", model);
-    snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
-    return in;
+    return lr_test_ctl_intent(name, model, gmin, gmax, "cdynp");
 }
 
 /* 'a' and 'b' the same text, else a failure naming 'when' and 'what',
