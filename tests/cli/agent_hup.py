@@ -29,35 +29,11 @@ import time
 
 from agentwire import ERROR, HELLO, HELLO_OK, OK, STEP_OK, Checks, ask, \
     connect, job, read_frame, step_head
+from agentrev import checker, hello_revision, step_prev
 
 certs, port, agent, coord, pid, config, log = sys.argv[1:8]
 checks = Checks()
-
-
-def check(what, ok, got):
-    if ok:
-        print(f"ok: {what}")
-    else:
-        checks.failed = True
-        print(f"FAIL: {what}: {got!r}")
-
-
-def hello_revision(payload):
-    """HELLO_OK's revision, or None when it names none."""
-    n = struct.unpack(">H", payload[8:10])[0]
-    rest = payload[10 + n:]
-    return struct.unpack(">H", rest)[0] if len(rest) == 2 else None
-
-
-def step_prev(payload):
-    """STEP_OK's entries and predecessors (None when it carries none)."""
-    n = struct.unpack(">I", payload[:4])[0]
-    entries = struct.unpack(">H", payload[4 + 8:4 + 10])[0]
-    rest = payload[4 + n:]
-    if not rest:
-        return entries, None
-    return entries, list(struct.unpack(f">{len(rest) // 4}i", rest))
-
+check = checker(checks)
 
 computes = []
 
