@@ -62,16 +62,6 @@ PY
 # utc EPOCH: as the logs print a time (2026-12-07T03:10:49Z).
 utc() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 
-# await_log LOG TEXT UNTIL: waits for a line of LOG with TEXT until the
-# epoch second UNTIL.
-await_log() {
-    while [ "$(date +%s)" -le "$3" ]; do
-        grep -F -q -- "$2" "$1" && return 0
-        sleep 0.1
-    done
-    grep -F -q -- "$2" "$1"
-}
-
 # ---- a. the agent: the coordinator's certificate expires ----
 END=$(short coord-short coordinator 10) ||
     { echo "skip: python3 cryptography cannot make certificates"; exit 77; }
@@ -107,23 +97,7 @@ END=$(short dc2-short dc2 25)
 agent_file dc2 4 311.111 0.45 80 45.678 dc2-short
 start_agent b "$A/dc2.json" || { notok "agent b did not start"; lr_summary; exit; }
 BPORT=$APORT BPID=$APID
-METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
-jq --argjson p "$BPORT" '
-  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
-      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
-  | .["lightrail-compute:compute"].dc |= map(
-      if .name == "dc2" then
-        . + {"device-type": "placeholder", "device-count": 1,
-             "intra-dc-bandwidth-gbytes-per-s": "1",
-             "intra-dc-latency-us": "0",
-             "remote": {"address": "127.0.0.1", "port": $p}}
-      else . end)' "$METRO" > "$D/cluster.json"
-jq --arg c "$C" '.["lightrail-config:lightraild"] += {
-    "cluster-file": "cluster.json",
-    "coordinator": {"certificate": ($c + "/coordinator.pem"),
-                    "key": ($c + "/coordinator.key"),
-                    "ca": ($c + "/ca.pem")}}' \
-    "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
+dc2_remote "$BPORT"
 job() {   # job NAME: POSTs a job, its state into $tmp/job
     printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
         "$1" > "$tmp/$1.json"

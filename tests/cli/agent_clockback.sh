@@ -32,20 +32,6 @@ mk_clock_shim
 mk_crl crl 2> "$tmp/crl.err" ||
     { echo "skip: openssl ca cannot make a CRL: $(cat "$tmp/crl.err")"; exit 77; }
 
-ASAN_SAVED=${ASAN_OPTIONS-}
-# shimmed CMD...: CMD (a function that starts a process in the
-# background) with the shim preloaded on the file $SHIFT (and ASan told
-# that its runtime is not first); the test's own clock is the real one.
-shimmed() {
-    export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$SHIFT"
-    export ASAN_OPTIONS="${ASAN_SAVED:+$ASAN_SAVED:}verify_asan_link_order=0"
-    "$@"
-    rc=$?
-    unset LD_PRELOAD LR_CLOCKSHIFT_FILE
-    ASAN_OPTIONS=$ASAN_SAVED
-    return $rc
-}
-
 # agent_case NAME CONFIG TEXT OK-MESSAGE: an agent under the shim, a
 # HELLO on a connection, its clock set 15 minutes back, TEXT awaited in
 # its log for 40 s, HELLO again: answered before, closed after.
@@ -113,12 +99,8 @@ if shimmed start_daemon; then
     api GET "$JOBS/job=j1"
     j1=$(jq -r '.["lightrail-job:job"][0].state.phase' "$tmp/body")
     echo -900 > "$SHIFT"
-    until=$(($(date +%s) + 40))
     said="agent dc2: connection closed: its certificate is refused: CRL '$C/crl.pem' is not yet valid (its last update is ahead of this host's clock): every peer is refused until the clock is set right"
-    while [ "$(date +%s)" -le $until ] && ! grep -F -q "$said" "$D/log"; do
-        sleep 0.1
-    done
-    if [ "$j1" = active ] && grep -F -q "$said" "$D/log"; then
+    if [ "$j1" = active ] && await_log "$D/log" "$said" $(($(date +%s) + 40)); then
         ok "lightraild: a clock set back before coordinator/crl's last update closes the connection kept to dc2"
     else
         notok "lightraild kept dc2's connection after its clock went back 15 minutes: j1 $j1, $(grep -F -e CRL -e 'agent dc2' "$D/log" | tail -3)"

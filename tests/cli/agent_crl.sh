@@ -41,38 +41,10 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -addext basicConstraints=critical,CA:TRUE \
     -addext keyUsage=critical,keyCertSign 2>/dev/null
 
-# crl NAME CA [REVOKED...] [-- GENCRL-ARGS...]: $C/NAME.pem, CA's CRL
-# revoking the certificates $C/REVOKED.pem, from a database of its own.
-crl() {
-    name=$1 ca=$2
-    shift 2
-    d=$tmp/ca-$name
-    mkdir -p "$d"
-    : > "$d/index.txt"
-    echo 01 > "$d/crlnumber"
-    cat > "$d/openssl.cnf" <<EOF
-[ ca ]
-default_ca = lr
-[ lr ]
-database = $d/index.txt
-crlnumber = $d/crlnumber
-default_md = sha256
-default_crl_days = 1
-EOF
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        openssl ca -config "$d/openssl.cnf" -keyfile "$C/$ca.key" \
-            -cert "$C/$ca.pem" -revoke "$C/$1.pem" 2> "$d/err" ||
-            { cat "$d/err"; return 1; }
-        shift
-    done
-    [ "${1:-}" = -- ] && shift
-    openssl ca -config "$d/openssl.cnf" -keyfile "$C/$ca.key" \
-        -cert "$C/$ca.pem" -gencrl -out "$C/$name.pem" "$@" 2> "$d/err" ||
-        { cat "$d/err"; return 1; }
-}
-{ crl none ca && crl coord ca coordinator && crl dc2crl ca dc2 &&
-  crl other otherca && crl nosign-crl nosign &&
-  crl stale ca -- -crl_lastupdate 20200101000000Z \
+{ mk_crl none && mk_crl coord -revoke coordinator &&
+  mk_crl dc2crl -revoke dc2 && mk_crl other -ca otherca &&
+  mk_crl nosign-crl -ca nosign &&
+  mk_crl stale -crl_lastupdate 20200101000000Z \
       -crl_nextupdate 20200102000000Z; } ||
     { echo "skip: openssl ca cannot make CRLs"; exit 77; }
 SERIAL_COORD=$(openssl x509 -noout -serial -in "$C/coordinator.pem" | sed 's/^serial=//')
@@ -121,14 +93,6 @@ plan() {
     $LIGHTRAIL plan --distributed --model gpt-1.9b --cluster "$tmp/cluster.json" \
         $TLS --format json "$@" > "$tmp/plan.out" 2> "$tmp/err"
     rc=$?
-}
-# await_log LOG TEXT: waits (at most 10 s) for a line of LOG with TEXT.
-await_log() {
-    for i in $(seq 200); do
-        grep -F -q -- "$2" "$1" && return 0
-        sleep 0.05
-    done
-    return 1
 }
 
 # ---- the plan without any CRL, the reference ----
@@ -248,7 +212,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -keyout "$C/fakeca.key" -out "$C/fakeca.pem" -days 1 -subj /CN=ca \
     -addext basicConstraints=critical,CA:TRUE \
     -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-crl forged fakeca || notok "cannot make the forged CRL"
+mk_crl forged -ca fakeca || notok "cannot make the forged CRL"
 bad forged "$C/forged.pem" "CRL 1 claims to be of /CN=ca, but its signature does not verify with that CA's key: give a CRL the CA signed"
 # Two CAs in the CA file, the CRL of one: the other's certificates
 # would fail every handshake.
@@ -424,7 +388,7 @@ openssl x509 -req -in "$C/inter.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" \
 mk_cert inter dc2i dc2 &&
 cat "$C/dc2i.pem" "$C/inter.pem" > "$C/dc2chain.pem" &&
 cp "$C/dc2i.key" "$C/dc2chain.key" &&
-crl interrev ca inter && crl intercrl inter ||
+mk_crl interrev -revoke inter && mk_crl intercrl -ca inter ||
     notok "cannot make the intermediate CA"
 SERIAL_INTER=$(openssl x509 -noout -serial -in "$C/inter.pem" | sed 's/^serial=//')
 agent_crl chain "" dc2chain
@@ -466,26 +430,7 @@ stop_agent $CHAINPID
 # ---- g. lightraild's coordinator/crl ----
 . "${srcdir:-.}/tests/cli/daemon.sh"
 trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
-METRO=$(cd "$srcdir" && pwd)/examples/clusters/metro.json
-jq --argjson p "$PLAIN" '
-  .["lightrail-compute:compute"]["device-type"] += [{"name": "placeholder",
-      "peak-tflops": "1", "efficiency": "0.01", "memory-gb": "1"}]
-  | .["lightrail-compute:compute"].dc |= map(
-      if .name == "dc2" then
-        . + {"device-type": "placeholder", "device-count": 1,
-             "intra-dc-bandwidth-gbytes-per-s": "1",
-             "intra-dc-latency-us": "0",
-             "remote": {"address": "127.0.0.1", "port": $p}}
-      else . end)' "$METRO" > "$D/cluster.json"
-# daemon_crl CRL: the daemon's configuration, its coordinator's CRL CRL.
-daemon_crl() {
-    jq --arg c "$C" --arg crl "$1" '.["lightrail-config:lightraild"] += {
-        "cluster-file": "cluster.json",
-        "coordinator": {"certificate": ($c + "/coordinator.pem"),
-                        "key": ($c + "/coordinator.key"),
-                        "ca": ($c + "/ca.pem"), "crl": $crl}}' \
-        "$D/lightraild.json" > "$D/cfg.tmp" && mv "$D/cfg.tmp" "$D/lightraild.json"
-}
+dc2_remote "$PLAIN"
 job() {   # job NAME: POSTs a job, its state into $tmp/job
     printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
         "$1" > "$tmp/$1.json"
@@ -495,7 +440,7 @@ job() {   # job NAME: POSTs a job, its state into $tmp/job
     cp "$tmp/body" "$tmp/job"
 }
 jq_job() { jq -r ".[\"lightrail-job:job\"][0].state.$1" "$tmp/job"; }
-daemon_crl "$C/dc2crl.pem"
+coordinator_crl "$C/dc2crl.pem"
 if start_daemon; then
     job j1
     if [ "$post" = 201 ] && [ "$(jq_job phase)" = blocked ] &&
@@ -508,7 +453,7 @@ if start_daemon; then
 else
     notok "lightraild with a CRL did not start"
 fi
-daemon_crl "$C/none.pem"
+coordinator_crl "$C/none.pem"
 if start_daemon; then
     job j2
     if [ "$post" = 201 ] && [ "$(jq_job phase)" = active ]; then
@@ -524,7 +469,7 @@ fi
 # file may have changed since the start), and one with a stale CRL is
 # refused in the CRL's words, the network before kept.
 cp "$C/none.pem" "$C/put-crl.pem"
-daemon_crl "$C/put-crl.pem"
+coordinator_crl "$C/put-crl.pem"
 if start_daemon; then
     # j2 (above) holds devices of the network: no PUT while it does.
     api DELETE "$JOBS/job=j2"
@@ -565,7 +510,7 @@ fi
 # planned over that connection.  A stale CRL is logged, and the files
 # loaded before stay.
 cp "$C/none.pem" "$C/hup-crl.pem"
-daemon_crl "$C/hup-crl.pem"
+coordinator_crl "$C/hup-crl.pem"
 if start_daemon; then
     job h1
     h1=$(jq_job phase)
@@ -646,7 +591,7 @@ else
     notok "lightraild with a CRL did not start"
 fi
 stop_agent $SLOWPID || notok "agent $SLOWPID did not stop cleanly"
-daemon_crl "$C/stale.pem"
+coordinator_crl "$C/stale.pem"
 timeout 60 $LIGHTRAILD --config "$D/lightraild.json" --foreground > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] && [ $rc -ne 124 ] &&

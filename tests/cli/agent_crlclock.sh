@@ -33,16 +33,8 @@ jq '."lightrail-agent:agent".tls.crl = "../certs/crl.pem"' "$A/dc2.json" \
     > "$A/clock.json"
 SHIFT=$tmp/shift
 echo 0 > "$SHIFT"
-# The agent alone runs with the shim (ASan wants its runtime first
-# otherwise); the test's own clock is the real one.
-ASAN_SAVED=${ASAN_OPTIONS-}
-export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$SHIFT"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-start_agent clock "$A/clock.json"
-started=$?
-unset LD_PRELOAD LR_CLOCKSHIFT_FILE
-ASAN_OPTIONS=$ASAN_SAVED
-if [ $started = 0 ]; then
+# The agent alone runs with the shim; the test's own clock is the real one.
+if shimmed start_agent clock "$A/clock.json"; then
     # HELLO on a connection; the agent's clock set 15 minutes forward,
     # past the CRL's next update; the log line awaited for 40 s (4
     # times the cap); HELLO again.
@@ -81,15 +73,9 @@ PLAIN=$APORT PLAINPID=$APID
 . "${srcdir:-.}/tests/cli/daemon.sh"
 trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
 dc2_remote "$PLAIN" crl.pem
-DSHIFT=$tmp/dshift
-echo 0 > "$DSHIFT"
-export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$DSHIFT"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-start_daemon
-started=$?
-unset LD_PRELOAD LR_CLOCKSHIFT_FILE
-ASAN_OPTIONS=$ASAN_SAVED
-if [ $started = 0 ]; then
+SHIFT=$tmp/dshift
+echo 0 > "$SHIFT"
+if shimmed start_daemon; then
     # j1 leaves its connection to dc2's agent kept (DELETE's RELEASE
     # goes over it too); then lightraild's clock is set 15 minutes
     # forward, past the CRL's next update, and its log line awaited for
@@ -100,13 +86,9 @@ if [ $started = 0 ]; then
     api GET "$JOBS/job=j1"
     j1=$(jq -r '.["lightrail-job:job"][0].state.phase' "$tmp/body")
     api DELETE "$JOBS/job=j1"
-    echo 900 > "$DSHIFT"
-    until=$(($(date +%s) + 40))
+    echo 900 > "$SHIFT"
     said="CRL '$C/crl.pem' expired at $T (nextUpdate): connection to dc2 closed; install a fresh CRL and send SIGHUP"
-    while [ "$(date +%s)" -le $until ] && ! grep -F -q "$said" "$D/log"; do
-        sleep 0.1
-    done
-    if [ "$j1" = active ] && grep -F -q "$said" "$D/log"; then
+    if [ "$j1" = active ] && await_log "$D/log" "$said" $(($(date +%s) + 40)); then
         ok "lightraild: a clock set forward past coordinator/crl's next update closes the connection kept to dc2"
     else
         notok "lightraild kept dc2's connection after its clock went past the CRL's next update $T: j1 $j1, $(grep -F -e CRL -e 'agent dc2' "$D/log" | tail -3)"

@@ -33,14 +33,7 @@ jq '."lightrail-agent:agent".tls.crl = "../certs/crl.pem"' "$A/dc2.json" \
     > "$A/held.json"
 SHIFT=$tmp/shift
 echo 0 > "$SHIFT"
-ASAN_SAVED=${ASAN_OPTIONS-}
-export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$SHIFT"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-start_agent held "$A/held.json"
-started=$?
-unset LD_PRELOAD LR_CLOCKSHIFT_FILE
-ASAN_OPTIONS=$ASAN_SAVED
-[ $started = 0 ] || { notok "agent under the clock shim did not start: $(tail -3 "$A/held.log")"; lr_summary; exit; }
+shimmed start_agent held "$A/held.json" || { notok "agent under the clock shim did not start: $(tail -3 "$A/held.log")"; lr_summary; exit; }
 
 python3 - "$C" "$APORT" "$A/held.log" "$SHIFT" "$srcdir/tests/cli" \
     > "$tmp/out" 2>&1 <<'PY'

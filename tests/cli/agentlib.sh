@@ -22,11 +22,13 @@ mk_cert() {   # mk_cert CA FILE NAME [SAN]: CN = NAME (UTF-8), DNS SAN = SAN or 
         -CAcreateserial -out "$C/$2.pem" -days 1 -extfile "$C/$2.ext" \
         2>/dev/null
 }
-# mk_crl NAME [GENCRL-ARGS...]: $C/NAME.pem, a CRL of 'ca' revoking none,
-# last updated now, good for a day unless the arguments say otherwise
-# (-crlsec 600); openssl's complaint on stderr and 1 when it cannot.
+# mk_crl NAME [-ca CA] [-revoke CERT]... [GENCRL-ARGS...]: $C/NAME.pem,
+# a CRL of CA (default 'ca': $C/CA.pem, $C/CA.key) from a database of its
+# own, revoking the certificates $C/CERT.pem (none when not given), last
+# updated now, good for a day unless GENCRL-ARGS say otherwise (-crlsec
+# 600); openssl's complaint on stderr and 1 when it cannot.
 mk_crl() {
-    name=$1
+    name=$1 ca=ca
     shift
     d=$tmp/ca-$name
     mkdir -p "$d"
@@ -41,9 +43,30 @@ crlnumber = $d/crlnumber
 default_md = sha256
 default_crl_days = 1
 EOF
-    openssl ca -config "$d/openssl.cnf" -keyfile "$C/ca.key" \
-        -cert "$C/ca.pem" -gencrl -out "$C/$name.pem" "$@" 2> "$d/err" ||
+    while [ $# -gt 1 ] && { [ "$1" = -ca ] || [ "$1" = -revoke ]; }; do
+        if [ "$1" = -ca ]; then
+            ca=$2
+        else
+            openssl ca -config "$d/openssl.cnf" -keyfile "$C/$ca.key" \
+                -cert "$C/$ca.pem" -revoke "$C/$2.pem" 2> "$d/err" ||
+                { cat "$d/err" >&2; return 1; }
+        fi
+        shift 2
+    done
+    openssl ca -config "$d/openssl.cnf" -keyfile "$C/$ca.key" \
+        -cert "$C/$ca.pem" -gencrl -out "$C/$name.pem" "$@" 2> "$d/err" ||
         { cat "$d/err" >&2; return 1; }
+}
+# await_log LOG TEXT [UNTIL]: 0 once a line of LOG has TEXT (fixed
+# string), 1 when none has by the epoch second UNTIL (default: 10 s from
+# now); a bounded wait, no timing asserted.
+await_log() {
+    al_until=${3:-$(($(date +%s) + 10))}
+    while [ "$(date +%s)" -le "$al_until" ]; do
+        grep -F -q -- "$2" "$1" && return 0
+        sleep 0.1
+    done
+    grep -F -q -- "$2" "$1"
 }
 # mk_clock_shim: tests/cli/clockshift.c built into $tmp/clockshift.so,
 # plain (no sanitizer of its own in the process it is preloaded into);
@@ -55,6 +78,21 @@ mk_clock_shim() {
     "$CC" -shared -fPIC -o "$tmp/clockshift.so" \
         "$srcdir/tests/cli/clockshift.c" -ldl 2> "$tmp/cc.err" ||
         { echo "skip: cannot build the clock shim: $(cat "$tmp/cc.err")"; exit 77; }
+}
+# shimmed CMD...: CMD (a function that starts a process in the
+# background, start_agent or start_daemon) with the clock shim of
+# mk_clock_shim preloaded on the file $SHIFT (and ASan told that its
+# runtime is not first); the test's own clock is the real one.  CMD's
+# status.
+shimmed() {
+    sh_asan=${ASAN_OPTIONS-}
+    export LD_PRELOAD="$tmp/clockshift.so" LR_CLOCKSHIFT_FILE="$SHIFT"
+    export ASAN_OPTIONS="${sh_asan:+$sh_asan:}verify_asan_link_order=0"
+    "$@"
+    sh_rc=$?
+    unset LD_PRELOAD LR_CLOCKSHIFT_FILE
+    ASAN_OPTIONS=$sh_asan
+    return $sh_rc
 }
 # dc2_remote PORT [CRL]: after daemon.sh, lightraild's configuration
 # with the metro's dc2 planned by the agent on 127.0.0.1:PORT (a
@@ -71,14 +109,20 @@ dc2_remote() {
                  "intra-dc-latency-us": "0",
                  "remote": {"address": "127.0.0.1", "port": $p}}
           else . end)' "$(cd "$srcdir" && pwd)/examples/clusters/metro.json" \
-        > "$D/cluster.json" &&
-    jq --arg c "$C" --arg crl "${2:-}" '.["lightrail-config:lightraild"] += {
+        > "$D/cluster.json" || return 1
+    if [ -n "${2:-}" ]; then coordinator_crl "$C/$2"; else coordinator_crl; fi
+}
+# coordinator_crl [PATH]: lightraild's configuration (after daemon.sh)
+# with the cluster file cluster.json and the coordinator's certificate,
+# key and CA of $C, its CRL PATH (any path, even a bad one; none when
+# not given).
+coordinator_crl() {
+    jq --arg c "$C" --arg crl "${1-}" --argjson has "$#" '.["lightrail-config:lightraild"] += {
         "cluster-file": "cluster.json",
         "coordinator": ({"certificate": ($c + "/coordinator.pem"),
                          "key": ($c + "/coordinator.key"),
                          "ca": ($c + "/ca.pem")}
-                        + if $crl == "" then {}
-                          else {"crl": ($c + "/" + $crl)} end)}' \
+                        + if $has > 0 then {"crl": $crl} else {} end)}' \
         "$D/lightraild.json" > "$D/cfg.tmp" &&
     mv "$D/cfg.tmp" "$D/lightraild.json"
 }
