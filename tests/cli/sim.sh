@@ -459,9 +459,9 @@ lr_fake_gnuplot
 LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
     --policy greedy --loads 2 --arrivals 1500 --warmup 200 --seeds 1 \
     --seed 7 --quiet --models bert-large,gpt-1.9b --plot "$tmp/fake" > /dev/null
-has_line "set title 'metro: variance of GPU use across DCs against load (seed 7, one run: no CI)'" \
+has_line "set title 'metro: variance of GPU use across DCs against load (models bert-large,gpt-1.9b, seed 7, one run: no CI)'" \
     && has_line "set ylabel 'variance across DCs of the share of GPUs busy (time average)'" \
-    && has_line "set title 'metro: blocking against load (seed 7, one run: no CI)'" \
+    && has_line "set title 'metro: blocking against load (models bert-large,gpt-1.9b, seed 7, one run: no CI)'" \
     && ! grep -q -e '^set title.*_' -e 'seeds, 95' "$tmp/gnuplot.script" \
     && ok "--plot titles: words, the seed run, no CI of one seed" \
     || notok "--plot titles: $(grep '^set title' "$tmp/gnuplot.script")"
@@ -476,6 +476,17 @@ LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
 has_line "set title 'metro: blocking against load (work holding, seed 7, one run: no CI)'" \
     && ok "--plot --holding work: the title says work holding" \
     || notok "--plot --holding work: $(grep -m1 '^set title' "$tmp/gnuplot.script")"
+
+# Every environment option off its default is named: --triples,
+# --demands and --known-work runs once had the title of a default run.
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
+    --policy greedy --triples --demands 8,16 --known-work --loads 1 \
+    --arrivals 600 --warmup 100 --seeds 1 --seed 7 --quiet \
+    --plot "$tmp/fake-opts" > /dev/null
+has_line "set title 'metro: blocking against load (demands 8,16, known work, triples, seed 7, one run: no CI)'" \
+    && ok "--plot --triples --demands --known-work: the title names them" \
+    || notok "--plot with options: $(grep -m1 '^set title' "$tmp/gnuplot.script")"
 
 # Every policy of --policy all in a colour of its own, the key beside
 # the frame: gnuplot's eight colours came round again at the ninth

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tools/lightrail/lr_plot_title.h"
+#include "tools/lightrail/lr_jenv_cli.h"
 #include "tests/lr_test.h"
 
 /* Durations in the unit that fits, 3 significant digits: toy-4's
@@ -102,16 +103,57 @@ test_train(void)
 {
     char buf[256];
     CU_ASSERT_STRING_EQUAL(lr_plot_train_title("metro", "examples/clusters/"
-                                               "metro.json", 3, 0, 1, 20,
+                                               "metro.json", 3, 0, 1, NULL, 20,
                                                buf, sizeof buf),
                            "PPO training on metro, cluster metro.json, load "
                            "3 Erlang, seed 1\nmoving averages over the last "
                            "20 rollouts");
     CU_ASSERT_STRING_EQUAL(lr_plot_train_title("nsfnet", "nsfnet6.json", 1.5,
-                                               6, 42, 20, buf, sizeof buf),
+                                               6, 42, "", 20, buf, sizeof buf),
                            "PPO training on nsfnet, cluster nsfnet6.json, "
                            "load 1.5-6 Erlang (drawn per episode), seed 42\n"
                            "moving averages over the last 20 rollouts");
+    CU_ASSERT_STRING_EQUAL(lr_plot_train_title("metro", "metro.json", 3, 0,
+                                               1, "triples, gamma 0.9", 20,
+                                               buf, sizeof buf),
+                           "PPO training on metro, cluster metro.json, load "
+                           "3 Erlang, seed 1\ntriples, gamma 0.9; moving "
+                           "averages over the last 20 rollouts");
+}
+
+/* The options sim and train share, named when off their defaults only:
+ * runs with --triples or --demands once had a default run's title. */
+static void
+test_env_words(void)
+{
+    char buf[256];
+    struct lr_jenv_cli_opts o = { LR_JENV_CLI_DEFAULTS };
+    CU_ASSERT_STRING_EQUAL(lr_plot_env_words(&o, buf, sizeof buf), "");
+    o.demands = "8,16";
+    o.triples = true;
+    o.known_work = true;
+    o.holding_mode = LR_JENV_HOLD_WORK;
+    o.block_penalty = 5;
+    o.k = 2;
+    CU_ASSERT_STRING_EQUAL(lr_plot_env_words(&o, buf, sizeof buf),
+                           "demands 8,16, K=2, block penalty 5, work "
+                           "holding, known work, triples");
+    struct lr_jenv_cli_opts s = { LR_JENV_CLI_DEFAULTS };
+    s.models = "bert-large";
+    s.n_splits = 2;
+    s.splits[0] = (struct lr_jenv_split) { 1, 4 };
+    s.splits[1] = (struct lr_jenv_split) { 1, 2 };
+    s.reward_blocking_only = true;
+    CU_ASSERT_STRING_EQUAL(lr_plot_env_words(&s, buf, sizeof buf),
+                           "models bert-large, splits 1/4,1/2, reward "
+                           "blocking");
+    /* Cut to fit, NUL-terminated, and appending to a full buffer is
+     * harmless. */
+    char small[12];
+    lr_plot_env_words(&o, small, sizeof small);
+    CU_ASSERT_STRING_EQUAL(small, "demands 8,1");
+    CU_ASSERT_STRING_EQUAL(lr_plot_words_add(small, sizeof small, "x"),
+                           "demands 8,1");
 }
 
 /* lightrail plan's Gantt chart: the cluster's file without its folders,
@@ -141,6 +183,7 @@ static CU_TestInfo tests[] = {
     { "sim: words, seeds run, one seed no CI", test_sim },
     { "rsa-sim: K, order, seeds", test_rsa_sim },
     { "train: topology, cluster, load, seed", test_train },
+    { "env: the options off their defaults", test_env_words },
     { "plan: model, cluster, algorithm, ms", test_plan },
     CU_TEST_INFO_NULL,
 };

@@ -694,20 +694,19 @@ static int
 write_plots(const struct opts *o, const char *topo, const struct cell *cells,
             int n)
 {
-    char err[512], path[4096], title[256];
+    char err[512], path[4096], title[1024];
     if (mkdir(o->plot, 0777) && errno != EEXIST) {
         lr_cli_err(CMD, "--plot %s: cannot create the directory: %s",
                    o->plot, strerror(errno));
         return LR_EXIT_FAIL;
     }
-    /* The holding mode changes every figure (--holding work: a faster
-     * placement lowers the load), so a work plot says so; exp, the
-     * default, goes unsaid. */
-    char holding[64];
-    snprintf(holding, sizeof holding, "%s holding",
-             lr_jenv_holding_name(o->env.holding_mode));
-    const char *extra =
-        o->env.holding_mode != LR_JENV_HOLD_EXP ? holding : NULL;
+    /* Every environment option off its default changes every figure
+     * (--holding work: a faster placement lowers the load; --triples,
+     * --demands, --known-work: other jobs or choices), so the titles
+     * name each; a default run's title stays short. */
+    char setup[512];
+    lr_plot_env_words(&o->env, setup, sizeof setup);
+    const char *extra = setup[0] ? setup : NULL;
     for (int mi = 0; mi < N_METRICS; mi++) {
         lr_plot_load_title(topo, metrics[mi].words, extra, o->seed, o->seeds,
                            title, sizeof title);

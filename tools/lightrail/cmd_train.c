@@ -1086,19 +1086,26 @@ cleanup:
     return rc;
 }
 
+/* The defaults (env.load apart: 3, set after), for the options and for
+ * the title, which names what differs from them. */
+#define TRAIN_OPTS_DEFAULTS                                                 \
+    {                                                                       \
+        .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,   \
+        .hidden = 64, .epochs = 4, .minibatches = 4, .lr = 2.5e-4,          \
+        .gamma = 0.5, .checkpoint = 50000,                                  \
+        .envs = TRAIN_ENVS, .imitate_lr = 3e-3,                             \
+        .imitate_buffer = IMITATE_BUFFER, .refusal_weight = 1,              \
+        .deviation_weight = 1,                                              \
+        .work_cap = LR_JENV_WORK_CAP_DEFAULT,                               \
+        .ro = { LR_JENV_ROLLOUT_DEFAULTS }, .entropy = 0.01,                \
+        .anchor_final = -1,                                                 \
+    }
+
 int
 lr_cmd_train(int argc, char **argv)
 {
-    struct opts o = {
-        .env = { LR_JENV_CLI_DEFAULTS }, .episode = 5000, .rollout = 512,
-        .hidden = 64, .epochs = 4, .minibatches = 4, .lr = 2.5e-4, .gamma = 0.5, .checkpoint = 50000,
-        .envs = TRAIN_ENVS, .imitate_lr = 3e-3,
-        .imitate_buffer = IMITATE_BUFFER, .refusal_weight = 1,
-        .deviation_weight = 1,
-        .work_cap = LR_JENV_WORK_CAP_DEFAULT,
-        .ro = { LR_JENV_ROLLOUT_DEFAULTS }, .entropy = 0.01,
-        .anchor_final = -1,
-    };
+    struct opts o = TRAIN_OPTS_DEFAULTS;
+    const struct opts d = TRAIN_OPTS_DEFAULTS;
     o.env.load = 3;
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -1146,9 +1153,30 @@ lr_cmd_train(int argc, char **argv)
     long *episode = calloc((size_t) N, sizeof *episode);
     bool *end = calloc((size_t) N, sizeof *end);
     struct lr_jenv_metrics *m0 = calloc((size_t) N, sizeof *m0);
-    char title[256];
+    /* The title names every option off its default (the environment's,
+     * then PPO's and the start's), so that two agents' curves differ. */
+    char setup[512], title[1024];
+    lr_plot_env_words(&o.env, setup, sizeof setup);
+    if (o.gamma != d.gamma)
+        lr_plot_words_add(setup, sizeof setup, "gamma %g", o.gamma);
+    if (o.hidden != d.hidden)
+        lr_plot_words_add(setup, sizeof setup, "hidden %d", o.hidden);
+    if (o.lr != d.lr)
+        lr_plot_words_add(setup, sizeof setup, "lr %g", o.lr);
+    if (o.entropy != d.entropy)
+        lr_plot_words_add(setup, sizeof setup, "entropy %g", o.entropy);
+    if (o.teacher)
+        lr_plot_words_add(setup, sizeof setup, "teacher %s", o.teacher_name);
+    if (o.init)
+        lr_plot_words_add(setup, sizeof setup, "init %s", o.init);
+    if (o.anchor != d.anchor)
+        lr_plot_words_add(setup, sizeof setup, "anchor %g", o.anchor);
+    if (o.norm_obs)
+        lr_plot_words_add(setup, sizeof setup, "norm-obs %ld", o.norm_obs);
+    if (o.norm_reward)
+        lr_plot_words_add(setup, sizeof setup, "norm-reward");
     lr_plot_train_title(j.topo->name, o.env.cluster, o.env.load, o.load_to,
-                        o.seed, PLOT_WINDOW, title, sizeof title);
+                        o.seed, setup, PLOT_WINDOW, title, sizeof title);
     struct lr_plot *plot = lr_plot_new(title, "steps (decisions over all "
                                        "environments)",
                                        "mean reward per decision", false);

@@ -23,7 +23,9 @@ struct lr_plot_series {
 };
 
 struct lr_plot {
-    char title[256], xlabel[128], ylabel[128], y2label[128];
+    /* A title names every option off its default (lr_plot_title.h):
+     * 256 bytes cut a train title with a teacher and a --demands. */
+    char title[1024], xlabel[128], ylabel[128], y2label[128];
     bool log_y;
     struct lr_plot_series *series;
     int n, cap;

@@ -1,10 +1,12 @@
 /* lr_plot_title: see lr_plot_title.h. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/lightrail/lr_plot_title.h"
+#include "tools/lightrail/lr_jenv_cli.h"
 
 const char *
 lr_plot_time_unit(double seconds, double *factor)
@@ -75,17 +77,82 @@ file_name(const char *path)
 
 const char *
 lr_plot_train_title(const char *topo, const char *cluster_file, double load,
-                    double load_to, unsigned long long seed, int window,
-                    char *buf, size_t size)
+                    double load_to, unsigned long long seed,
+                    const char *setup, int window, char *buf, size_t size)
 {
     /* Two lines: one would run past the PNG's 960 pixels. */
     char range[64] = "";
+    bool has_setup = setup && *setup;
     if (load_to > load)
         snprintf(range, sizeof range, "-%g", load_to);
     snprintf(buf, size, "PPO training on %s, cluster %s, load %g%s Erlang%s, "
-             "seed %llu\nmoving averages over the last %d rollouts", topo,
-             file_name(cluster_file), load, range,
-             load_to > load ? " (drawn per episode)" : "", seed, window);
+             "seed %llu\n%s%smoving averages over the last %d rollouts",
+             topo, file_name(cluster_file), load, range,
+             load_to > load ? " (drawn per episode)" : "", seed,
+             has_setup ? setup : "", has_setup ? "; " : "", window);
+    return buf;
+}
+
+const char *
+lr_plot_words_add(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strnlen(buf, size);
+    if (len + 1 >= size)
+        return buf;
+    if (len) {
+        snprintf(buf + len, size - len, ", ");
+        len = strnlen(buf, size);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+const char *
+lr_plot_env_words(const struct lr_jenv_cli_opts *o, char *buf, size_t size)
+{
+    const struct lr_jenv_cli_opts d = { LR_JENV_CLI_DEFAULTS };
+    if (size)
+        buf[0] = '\0';
+    if (o->models && strcmp(o->models, d.models))
+        lr_plot_words_add(buf, size, "models %s", o->models);
+    if (o->demands && strcmp(o->demands, d.demands))
+        lr_plot_words_add(buf, size, "demands %s", o->demands);
+    if (o->batch != d.batch)
+        lr_plot_words_add(buf, size, "B=%g", o->batch);
+    if (o->micro != d.micro)
+        lr_plot_words_add(buf, size, "b=%g", o->micro);
+    if (o->k != d.k)
+        lr_plot_words_add(buf, size, "K=%d", o->k);
+    if (o->block_penalty != d.block_penalty)
+        lr_plot_words_add(buf, size, "block penalty %g", o->block_penalty);
+    if (o->holding_mode == LR_JENV_HOLD_WORK)
+        lr_plot_words_add(buf, size, "work holding");
+    if (o->n_splits > 0) {
+        char sp[LR_JENV_MAX_SPLITS * 8] = "";
+        size_t n = 0;
+        for (int i = 0; i < o->n_splits && n < sizeof sp; i++)
+            n += (size_t) snprintf(sp + n, sizeof sp - n, "%s%d/%d",
+                                   i ? "," : "", o->splits[i].num,
+                                   o->splits[i].den);
+        lr_plot_words_add(buf, size, "splits %s", sp);
+    }
+    if (o->known_work)
+        lr_plot_words_add(buf, size, "known work");
+    if (o->held_work)
+        lr_plot_words_add(buf, size, "held work");
+    if (o->triples)
+        lr_plot_words_add(buf, size, "triples");
+    if (o->quads)
+        lr_plot_words_add(buf, size, "quads");
+    if (o->observe_load)
+        lr_plot_words_add(buf, size, "observe load");
+    if (o->refuse)
+        lr_plot_words_add(buf, size, "refuse");
+    if (o->reward_blocking_only)
+        lr_plot_words_add(buf, size, "reward blocking");
     return buf;
 }
 

@@ -37,12 +37,31 @@ const char *lr_plot_load_title(const char *topo, const char *what,
 
 /* lightrail train's curve, in two lines: the topology (its name), the cluster (its
  * file's name), the load in Erlang (load_to > load: the range each
- * episode's load is drawn from), the seed and the moving average's
- * 'window' in rollouts (the second line). */
+ * episode's load is drawn from), the seed; then 'setup' (the options
+ * off their defaults, lr_plot_env_words(); NULL or "" for none) and the
+ * moving average's 'window' in rollouts. */
 const char *lr_plot_train_title(const char *topo, const char *cluster_file,
                                 double load, double load_to,
-                                unsigned long long seed, int window,
-                                char *buf, size_t size);
+                                unsigned long long seed, const char *setup,
+                                int window, char *buf, size_t size);
+
+struct lr_jenv_cli_opts;
+
+/* The environment options of 'o' (lightrail sim's and train's) that
+ * differ from their defaults (LR_JENV_CLI_DEFAULTS, exp holding, every
+ * flag off), comma-separated in the order of --help, so that a default
+ * run keeps a short title: "models bert-large, demands 8,16, K=2,
+ * block penalty 5, work holding, splits 1/4, known work, held work,
+ * triples, quads, observe load, refuse, reward blocking"; "" when
+ * every one is its default. */
+const char *lr_plot_env_words(const struct lr_jenv_cli_opts *o, char *buf,
+                              size_t size);
+
+/* Appends printf(fmt, ...) to the words in buf[size], after ", " unless
+ * buf is empty (cut to fit); returns buf.  Each command's own options
+ * (train's --gamma) go after lr_plot_env_words() so. */
+const char *lr_plot_words_add(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* lightrail plan's Gantt chart: the model, the cluster (its file's
  * name, without the folders), the algorithm, the simulated makespan and
