@@ -64,6 +64,17 @@ if LIGHTRAIL_GNUPLOT=$tmp/gnuplot $TRAIN --seed 3 --load 2.5 --triples \
 else
     notok "--plot title with options: $(grep '^set title' "$tmp/gnuplot.script") $(cat "$tmp/err")"
 fi
+# The steps axis in words of k and M: gnuplot's own tics read "1e+06" at
+# a million steps.  12288 steps, tics every 2000 from 2k to 14k.
+lr_fake_gnuplot
+if LIGHTRAIL_GNUPLOT=$tmp/gnuplot $TRAIN0 --steps 12288 --rollout 2048 \
+        --seed 3 --out "$tmp/fake-tics.pol" 2> "$tmp/err" \
+    && has_line "set xtics ('2k' 2000, '4k' 4000, '6k' 6000, '8k' 8000, '10k' 10000, '12k' 12000, '14k' 14000)" \
+    && ! grep -q 'e+0' "$tmp/gnuplot.script"; then
+    ok "--plot: the steps' tics read 2k ... 14k"
+else
+    notok "--plot tics: $(grep '^set x' "$tmp/gnuplot.script") $(cat "$tmp/err")"
+fi
 cp "$tmp/a.pol" "$tmp/first.pol"
 $TRAIN --seed 3 --out "$tmp/a.pol" --checkpoint 512 2> /dev/null
 cmp -s "$tmp/a.pol" "$tmp/first.pol" && ok "same seed, same policy file" \

@@ -255,6 +255,55 @@ pad_flat_range(FILE *f, const struct lr_plot *p, int which)
     fprintf(f, "set %srange [%.10g:%.10g]\n", axis[which], lo - d, hi + d);
 }
 
+/* A count as a tick says it: 1500000 is "1.5M", 250000 "250k", 40 "40";
+ * gnuplot's own labels read "1e+06" at a million training steps. */
+static void
+count_label(double v, char *buf, size_t size)
+{
+    double a = fabs(v);
+    if (a >= 1e6)
+        snprintf(buf, size, "%gM", v / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, size, "%gk", v / 1e3);
+    else
+        snprintf(buf, size, "%g", v);
+}
+
+/* An x axis that reaches 10000 or more (train's steps) gets its tics
+ * from here, 1, 2, 2.5 or 5 x 10^n apart (about six), labelled by
+ * count_label(), over a range that ends on tics as gnuplot's would. */
+static void
+count_xtics(FILE *f, const struct lr_plot *p)
+{
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (int i = 0; i < p->n; i++)
+        for (int j = 0; j < p->series[i].n; j++) {
+            double x = p->series[i].pts[j].x;
+            lo = any && lo < x ? lo : x;
+            hi = any && hi > x ? hi : x;
+            any = true;
+        }
+    if (!any || !(hi > lo) || fmax(fabs(lo), fabs(hi)) < 1e4)
+        return;
+    double raw = (hi - lo) / 6, mag = pow(10, floor(log10(raw))), step = mag;
+    static const double nice[] = { 1, 2, 2.5, 5, 10 };
+    for (size_t i = 0; i < sizeof nice / sizeof nice[0]; i++)
+        if (nice[i] * mag >= raw) {
+            step = nice[i] * mag;
+            break;
+        }
+    long first = (long) floor(lo / step), last = (long) ceil(hi / step);
+    fprintf(f, "set xrange [%.10g:%.10g]\nset xtics (", first * step,
+            last * step);
+    for (long t = first; t <= last; t++) {
+        char label[32];
+        count_label(t * step, label, sizeof label);
+        fprintf(f, "%s'%s' %.10g", t > first ? ", " : "", label, t * step);
+    }
+    fprintf(f, ")\n");
+}
+
 /* Each series' colour, by its place in the key.  The first eight are
  * gnuplot's own linetype colours, in its order, so that a plot of eight
  * series or fewer looks as it did; gnuplot repeats those eight from the
@@ -301,6 +350,7 @@ lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
     }
     for (int which = 0; which < 3; which++)
         pad_flat_range(f, p, which);
+    count_xtics(f, p);
     fprintf(f, "plot ");
     for (int i = 0; i < p->n; i++) {
         unsigned fl = p->series[i].flags;
