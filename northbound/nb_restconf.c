@@ -808,8 +808,14 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     if (app->planner && strcmp(in.algorithm, "ppo")
         && queue_plan(app, req, &in))
         return;
+    /* Admitted on the loop: no planner, or no memory to queue for it.
+     * An admission that plans with the agents here may leave a
+     * connection kept, as one planned off the loop does: the loop is
+     * told alike (agents_back(), as plan_next() after
+     * submit_deferred()), or lightraild's TLS timer misses its chain. */
     struct lr_ctl_op *op = NULL;
     int rc = lr_ctl_submit_begin(app->ctl, &in, &job, &op, err, sizeof err);
+    agents_back(app);
     if (!rc && op) {
         if (run_devices(app, req, op, false))
             return;
