@@ -606,6 +606,22 @@ lr_tls_verify_cb(int ok, X509_STORE_CTX *x)
         return ok;
     p->error = X509_STORE_CTX_get_error(x);
     p->depth = X509_STORE_CTX_get_error_depth(x);
+    /* OpenSSL judges the times of the chain from the top down, so a
+     * clock set back before every notBefore finds the CA's first; but
+     * the chain is good again only once the clock passes the latest
+     * notBefore (lr_tls_span_peer()'s 'from'), whichever holds it: that
+     * one is named, the peer's own on a tie. */
+    STACK_OF(X509) *chain = X509_STORE_CTX_get0_chain(x);
+    for (int i = 0; cert && p->error == X509_V_ERR_CERT_NOT_YET_VALID
+                    && i < sk_X509_num(chain); i++) {
+        X509 *c = sk_X509_value(chain, i);
+        int later = ASN1_TIME_compare(X509_get0_notBefore(c),
+                                      X509_get0_notBefore(cert));
+        if (later > 0 || (later == 0 && i < p->depth)) {
+            cert = c;
+            p->depth = i;
+        }
+    }
     lr_tls_serial_hex(cert ? X509_get0_serialNumber(cert) : NULL, p->serial,
                       sizeof p->serial);
     lr_tls_name(cert ? X509_get_subject_name(cert) : NULL, p->subject,

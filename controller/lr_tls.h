@@ -203,7 +203,9 @@ long lr_tls_span_wait(const struct lr_tls_span *s, time_t now);
 
 /* What the verification of a peer's chain found wrong first: OpenSSL
  * says only a code (X509_V_ERR_CERT_REVOKED), and the operator needs to
- * know which certificate. */
+ * know which certificate.  For a chain not yet valid
+ * (X509_V_ERR_CERT_NOT_YET_VALID), the certificate of the latest
+ * notBefore, the peer's own on a tie: the one the clock must pass. */
 struct lr_tls_peer {
     long error;            /* X509_V_OK: nothing (yet) */
     int depth;             /* 0: the peer's own certificate */

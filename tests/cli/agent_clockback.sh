@@ -9,8 +9,9 @@
 # gettimeofday() and CLOCK_REALTIME by the (here negative) seconds in a
 # file; the event loop's monotonic clock does not move.
 #   a. the agent, no CRL: the coordinator's chain, made now, is not
-#      yet valid 15 minutes earlier (its CA's certificate is the one
-#      named: OpenSSL checks the chain from the top);
+#      yet valid 15 minutes earlier; the coordinator's certificate,
+#      made after its CA's, is the one named (until 2026-12-07 the
+#      CA's was, the first OpenSSL finds: it checks from the top);
 #   b. the agent with a CRL made now: the CRL and the certificate are;
 #   c. lightraild with coordinator/crl, its connection kept to dc2's
 #      agent since a job.
@@ -70,7 +71,7 @@ PY
 # ---- a. the agent, no CRL: the coordinator's notBefore ----
 agent_file dc2 4 311.111 0.45 80 45.678
 agent_case nocrl "$A/dc2.json" \
-    "is not yet valid (its notBefore is ahead of this host's clock): refused until the clock is set right" \
+    "certificate /CN=coordinator is not yet valid (its notBefore is ahead of this host's clock): refused until the clock is set right" \
     "agent: a clock set back before the coordinator's notBefore closes the connection up"
 
 # ---- b. the agent with a CRL: its last update ----

@@ -545,11 +545,12 @@ test_verify_text(void)
 }
 
 /* A certificate for /CN='cn' with serial 'serial' and a new P-256 key,
- * issued by the CA of path[CA] (its key path[CA_KEY]), written as PEM
- * to 'cert_path' and 'key_path'.  0 on success. */
+ * valid from 'before' seconds from now for an hour from now, issued by
+ * the CA of path[CA] (its key path[CA_KEY]), written as PEM to
+ * 'cert_path' and 'key_path'.  0 on success. */
 static int
-issue_cert(const char *cn, long serial, const char *cert_path,
-           const char *key_path)
+issue_cert_from(const char *cn, long serial, long before,
+                const char *cert_path, const char *key_path)
 {
     FILE *f = fopen(path[CA], "r");
     X509 *ca = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
@@ -565,7 +566,7 @@ issue_cert(const char *cn, long serial, const char *cert_path,
     if (!ca || !ca_key || !k || !x
         || !ASN1_INTEGER_set(X509_get_serialNumber(x), serial)
         || !X509_set_version(x, 2)
-        || !X509_gmtime_adj(X509_getm_notBefore(x), -60)
+        || !X509_gmtime_adj(X509_getm_notBefore(x), before)
         || !X509_gmtime_adj(X509_getm_notAfter(x), 3600)
         || !X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
                                        MBSTRING_ASC,
@@ -581,6 +582,14 @@ out:
     EVP_PKEY_free(k);
     EVP_PKEY_free(ca_key);
     return rc;
+}
+
+/* issue_cert_from(), valid from a minute ago. */
+static int
+issue_cert(const char *cn, long serial, const char *cert_path,
+           const char *key_path)
+{
+    return issue_cert_from(cn, serial, -60, cert_path, key_path);
 }
 
 /* A client context that trusts path[CA] and checks its peer, with the
@@ -740,6 +749,88 @@ test_verify_again(void)
     SSL_CTX_free(old);
     CU_ASSERT_EQUAL(ERR_peek_error(), 0);
     const char *made[] = { crl, stale, dc2, dc2_key, dc3, dc3_key };
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++)
+        unlink(made[i]);
+}
+
+/* The clock of 'ctx' read as 't' by its verifications, as a wall
+ * clock set back would read. */
+static void
+ctx_clock(SSL_CTX *ctx, time_t t)
+{
+    X509_VERIFY_PARAM_set_time(SSL_CTX_get0_param(ctx), t);
+}
+
+/* lr_tls_verify_again() with the wall clock set back before a chain's
+ * notBefore: the certificate named is the one whose notBefore is the
+ * latest (the bound lr_tls_span_peer() took for 'from', the time the
+ * clock must pass again), the peer's own on a tie, not the first that
+ * OpenSSL finds not yet valid, which is the CA's, since it checks the
+ * chain from the top.  Before 2026-12-07 the agent logged "certificate
+ * /CN=ca is not yet valid" for a coordinator's certificate issued after
+ * its CA's (tests/cli/agent_clockback.sh). */
+static void
+test_verify_not_yet_valid(void)
+{
+    char dc5[80], dc5_key[80], dc6[80], dc6_key[80], buf[512], want[256];
+    snprintf(dc5, sizeof dc5, "%s/dc5.pem", dir);
+    snprintf(dc5_key, sizeof dc5_key, "%s/dc5.key", dir);
+    snprintf(dc6, sizeof dc6, "%s/dc6.pem", dir);
+    snprintf(dc6_key, sizeof dc6_key, "%s/dc6.key", dir);
+    /* The CA of path[CA] is valid from setup(), before now: dc5 from
+     * now (at or after the CA), dc6 from a day ago (before it). */
+    CU_ASSERT_EQUAL_FATAL(issue_cert_from("dc5", 10, 0, dc5, dc5_key), 0);
+    CU_ASSERT_EQUAL_FATAL(issue_cert_from("dc6", 11, -86400, dc6, dc6_key),
+                          0);
+    SSL_CTX *ctx = client_ctx(NULL);
+    struct lr_tls_peer p5, p6;
+    SSL *c5 = connect_pair(ctx, dc5, dc5_key, &p5);
+    SSL *c6 = connect_pair(ctx, dc6, dc6_key, &p6);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c6);
+    STACK_OF(X509) *chain = SSL_get0_verified_chain(c5);
+    CU_ASSERT_EQUAL_FATAL(sk_X509_num(chain), 2);
+    CU_ASSERT(ASN1_TIME_compare(X509_get0_notBefore(sk_X509_value(chain, 0)),
+                                X509_get0_notBefore(sk_X509_value(chain, 1)))
+              >= 0);
+    struct lr_tls_span s = { 0, 0 };
+    lr_tls_span_peer(&s, c6);          /* the CA's notBefore, dc6's earlier */
+    const time_t ca_from = s.from;
+
+    /* An hour back: both not yet valid; dc5's is the latest. */
+    ctx_clock(ctx, time(NULL) - 3600);
+    long v = lr_tls_verify_again(ctx, c5);
+    CU_ASSERT_EQUAL(v, X509_V_ERR_CERT_NOT_YET_VALID);
+    CU_ASSERT_EQUAL(p5.error, X509_V_ERR_CERT_NOT_YET_VALID);
+    CU_ASSERT_EQUAL(p5.depth, 0);
+    CU_ASSERT_STRING_EQUAL(p5.subject, "/CN=dc5");
+    CU_ASSERT_STRING_EQUAL(p5.serial, "0A");
+    snprintf(want, sizeof want, "certificate /CN=dc5 is not yet valid (its "
+             "notBefore is ahead of this host's clock): refused until the "
+             "clock is set right");
+    CU_ASSERT_STRING_EQUAL(lr_tls_verify_text(v, &p5, NULL, buf, sizeof buf),
+                           want);
+    /* dc6, from a day ago: the CA's is the latest, and named. */
+    v = lr_tls_verify_again(ctx, c6);
+    CU_ASSERT_EQUAL(v, X509_V_ERR_CERT_NOT_YET_VALID);
+    CU_ASSERT_EQUAL(p6.depth, 1);
+    CU_ASSERT_STRING_EQUAL(p6.subject, "/CN=ca");
+    /* Just before the CA's notBefore: dc6 is valid, the CA alone not. */
+    ctx_clock(ctx, ca_from - 1);
+    CU_ASSERT_EQUAL(lr_tls_verify_again(ctx, c6),
+                    X509_V_ERR_CERT_NOT_YET_VALID);
+    CU_ASSERT_EQUAL(p6.depth, 1);
+    CU_ASSERT_STRING_EQUAL(p6.subject, "/CN=ca");
+    /* The clock right again: both kept. */
+    X509_VERIFY_PARAM_clear_flags(SSL_CTX_get0_param(ctx),
+                                  X509_V_FLAG_USE_CHECK_TIME);
+    CU_ASSERT_EQUAL(lr_tls_verify_again(ctx, c5), X509_V_OK);
+    CU_ASSERT_EQUAL(lr_tls_verify_again(ctx, c6), X509_V_OK);
+    close_pair(c5);
+    close_pair(c6);
+    SSL_CTX_free(ctx);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    const char *made[] = { dc5, dc5_key, dc6, dc6_key };
     for (size_t i = 0; i < sizeof made / sizeof *made; i++)
         unlink(made[i]);
 }
@@ -1017,6 +1108,8 @@ static CU_TestInfo tests[] = {
     { "verify_text: the revoked certificate named", test_verify_text },
     { "verify_again: revoked since, kept, stale CRL, no peer",
       test_verify_again },
+    { "verify_again: a clock set back names the latest notBefore",
+      test_verify_not_yet_valid },
     { "span_peer: the chain's notBefore and notAfter when tighter",
       test_span_peer },
     { "crl_update: the next to come, the last past, none", test_crl_update },
