@@ -341,7 +341,10 @@ struct daemon {
      * are judged good in (crl_arm()), and every LR_TLS_CRL_RECHECK_S
      * meanwhile; not pending when there is nothing to judge. */
     struct event *crl_next;
-    struct lr_tls_span crl_span;  /* armed over; { 0, 0 }: none */
+    struct lr_tls_span crl_span;  /* armed over; { 0 }: none */
+    /* A CRL was out of its own span when the connections were last
+     * judged (crl_rearm()): those kept stand judged under it. */
+    bool crl_out_judged;
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -457,11 +460,20 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
  * reload, a PUT of the network), the connections have just been
  * judged, or the agents are back from the planner's thread
  * (on_agents_back(): a plan may have made a connection there).  With
- * nothing to judge (no CRL, no connection kept) the timer rests, as the
- * agent's does: nothing can go out of date until one of those arms it
- * again.  A span the wall clock has left and the timer has not judged
- * yet stays armed: the CRL gone out of it is no longer counted by
- * lr_tls_span_crls(), and a re-arm must not forget it. */
+ * no connection kept (or none known: the agents lent to a plan) the
+ * timer rests, CRL or not, as the agent's does: only a connection is
+ * judged, and a handshake fails by a CRL out of date itself.  Until
+ * 2026-12-07 a CRL's bounds armed it all the same, every
+ * LR_TLS_CRL_RECHECK_S until its next update, for ever without one
+ * (tests/cli/agent_crlidle.sh).  A connection a plan made on the
+ * planner's thread while the timer rested may have been verified under
+ * a CRL that has gone out of its own span since (stale, or not yet
+ * valid by a clock set back): lr_tls_span_crls() no longer counts that
+ * CRL, but says so ('crls_out'), and the connections kept are judged
+ * at once, unless they were judged with it out already (a CRL of a CA
+ * not on their chains keeps them; judging again would not end).  A
+ * span the wall clock has left and the timer has not judged yet stays
+ * armed, and a re-arm must not forget it. */
 static void
 crl_arm(struct daemon *d)
 {
@@ -470,8 +482,12 @@ crl_arm(struct daemon *d)
     evtimer_del(d->crl_next);
     time_t now = time(NULL);
     if (!lr_tls_span_out(&d->crl_span, now)) {
-        d->crl_span = (struct lr_tls_span) { 0, 0 };
+        d->crl_span = (struct lr_tls_span) { 0 };
         lr_ctl_agents_tls_span(d->ctl, now, &d->crl_span);
+        if (!d->crl_span.crls_out)
+            d->crl_out_judged = false;
+        else if (d->crl_span.peers && !d->crl_out_judged)
+            d->crl_span.until = now;          /* out: judged at once */
     }
     struct timeval tv = { lr_tls_span_wait(&d->crl_span, now), 0 };
     if (tv.tv_sec)
@@ -480,11 +496,12 @@ crl_arm(struct daemon *d)
 
 /* crl_arm() after the connections were judged (or the files read again,
  * or the network replaced, which judges them too): a span left is done
- * with. */
+ * with, and so is a CRL out of its own span now. */
 static void
 crl_rearm(struct daemon *d)
 {
-    d->crl_span = (struct lr_tls_span) { 0, 0 };
+    d->crl_span = (struct lr_tls_span) { 0 };
+    d->crl_out_judged = true;
     crl_arm(d);
 }
 

@@ -498,13 +498,21 @@ struct crls_at {
 };
 
 static void
+crl_out(void *arg, time_t last, time_t end)
+{
+    struct crls_at *a = arg;
+    a->out |= (end && end <= a->now) || last > a->now;
+}
+
+static void
 crl_fold(void *arg, time_t last, time_t end)
 {
+    crl_out(arg, last, end);
     struct crls_at *a = arg;
     struct lr_tls_span *s = a->s;
     /* Those already out (stale, or not yet valid by a clock set back)
      * were judged when they went out, or the span armed before still
-     * says so (lr_tls_span_out()). */
+     * says so (lr_tls_span_out()), or 'crls_out' tells the owner. */
     if (end > a->now && (!s->until || end < s->until))
         s->until = end;
     if (last && last <= a->now && last > s->from)
@@ -516,13 +524,7 @@ lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now)
 {
     struct crls_at a = { s, now, false };
     crls_each(ctx, crl_fold, &a);
-}
-
-static void
-crl_out(void *arg, time_t last, time_t end)
-{
-    struct crls_at *a = arg;
-    a->out |= (end && end <= a->now) || last > a->now;
+    s->crls_out |= a.out;
 }
 
 bool
@@ -550,6 +552,7 @@ lr_tls_span_peer(struct lr_tls_span *s, SSL *ssl)
             s->until = end;
         if (begin > s->from)
             s->from = begin;
+        s->peers = true;
     }
     ERR_clear_error();
 }
@@ -563,7 +566,7 @@ lr_tls_span_out(const struct lr_tls_span *s, time_t now)
 long
 lr_tls_span_wait(const struct lr_tls_span *s, time_t now)
 {
-    if (!s->from && !s->until)
+    if (!s->peers || (!s->from && !s->until))
         return 0;
     if (lr_tls_span_out(s, now))
         return 1;

@@ -146,10 +146,15 @@ time_t lr_tls_crl_update(SSL_CTX *ctx, bool past, char *buf, size_t len);
  * set back: NTP stepping a clock that ran ahead, a virtual machine
  * restored from a snapshot).  Then it arms anew over the span that
  * holds.  In seconds since the epoch; 0: no bound on that side.  Start
- * from { 0, 0 } and fold in with the functions below. */
+ * from { 0 } and fold in with the functions below.  Only connections
+ * are judged: with no chain folded in there is nothing to judge, and no
+ * timer, whatever the CRLs (a handshake fails by them itself, and a
+ * connection made later is judged at its end: lr_tls_crls_out()). */
 struct lr_tls_span {
     time_t from;           /* out while the wall clock is before it */
     time_t until;          /* out once the wall clock is at or past it */
+    bool peers;            /* a connection's chain is folded in */
+    bool crls_out;         /* a CRL was out of its own span, not counted */
 };
 
 /* Folds the CRLs loaded into 'ctx' (lr_tls_use_crl()) into 's', as they
@@ -160,8 +165,9 @@ struct lr_tls_span {
  * span armed before it said so), and it stays out until the files are
  * read again or the clock is set right.  A CRL without a next update
  * never goes stale, but is not yet valid before its last update all the
- * same.  Clears OpenSSL's queue; takes the store's lock, so that the
- * owner may fold while handshakes on another thread read the store. */
+ * same.  Sets 'crls_out' when one is out (lr_tls_crls_out() at 'now').
+ * Clears OpenSSL's queue; takes the store's lock, so that the owner may
+ * fold while handshakes on another thread read the store. */
 void lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now);
 
 /* True when a CRL loaded into 'ctx' is out of its own span at 'now'
@@ -177,7 +183,8 @@ bool lr_tls_crls_out(SSL_CTX *ctx, time_t now);
  * certificate and the CAs up to our trust anchor) into 's': its
  * earliest notAfter into 'until', its latest notBefore into 'from',
  * whichever side of now (a connection out of it is judged at once, and
- * closed).  Nothing when 'ssl' is NULL or has no peer certificate.  Our
+ * closed), and sets 'peers'.  Nothing when 'ssl' is NULL or has no peer
+ * certificate.  Our
  * own certificate is not counted: the peer judges it, at its handshake
  * and by its own timer (both ends run this code), and we cannot mend
  * it by closing.  Clears OpenSSL's queue. */
@@ -190,9 +197,13 @@ void lr_tls_span_peer(struct lr_tls_span *s, SSL *ssl);
 bool lr_tls_span_out(const struct lr_tls_span *s, time_t now);
 
 /* The seconds a timer over 's' waits from 'now' (time(NULL)): 0 when
- * 's' is { 0, 0 } (nothing to judge: no timer at all); 1 when 'now' is
- * out of it; else a second past 'until', at most LR_TLS_CRL_RECHECK_S
- * (also with no 'until': only the clock set back can leave the span).
+ * no connection's chain is folded into 's' ('peers' false: nothing to
+ * judge, no timer at all, even over a CRL's bounds: until 2026-12-07 a
+ * CRL without a next update woke both ends every LR_TLS_CRL_RECHECK_S
+ * for ever with no connection up), or when it has no bound; 1 when
+ * 'now' is out of it; else a second past 'until', at most
+ * LR_TLS_CRL_RECHECK_S (also with no 'until': only the clock set back
+ * can leave the span).
  * The cap: OpenSSL judges by the wall clock (time()), but libevent's
  * timers count on the monotonic clock, which a step of the wall clock
  * leaves behind: a timer armed for the whole wait would keep the

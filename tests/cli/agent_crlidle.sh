@@ -11,7 +11,13 @@
 #   b. dc2's agent up, j1 planned with it on the planner's thread,
 #      which leaves its connection kept, with dc2's chain (notAfter a
 #      day ahead) and tells the loop only by handing the agents back:
-#      the timer wakes again, within 25 s (awaited, bounded).
+#      the timer wakes again, within 25 s (awaited, bounded);
+#   c. a coordinator with a CRL good for a day, dc2's agent down: no
+#      connection is kept, and over 25 s the timer never wakes (until
+#      2026-12-07 a CRL's bounds armed it with nothing to judge: every
+#      10 s until its next update, for ever without one; a clock set
+#      back before its last update only matters to a connection kept,
+#      and a plan's connection is judged when the agents are back).
 # Asserts counts, no timing.  The agent and lightraild are stopped by
 # their PID, never by name.
 # Part b cannot tell the agents_back() of nb_restconf.c's plan_done()
@@ -87,4 +93,24 @@ else
     notok "lightraild did not start: $(tail -3 "$D/log")"
 fi
 stop_agent "$IPID" || notok "agent $IPID did not stop cleanly"
+
+# ---- c. a CRL, no connection kept: no wake ----
+mk_crl crl 2> "$tmp/crl.err" ||
+    { echo "skip: openssl ca cannot make a CRL: $(cat "$tmp/crl.err")"; lr_summary; exit; }
+coordinator_crl "$C/crl.pem"
+# A fresh store (j1 gone) and log, as in part a.
+rm -rf "$D/state"
+: > "$D/log"
+if start_daemon; then
+    sleep 25
+    w0=$(wakes)
+    if [ "$w0" = 0 ] && grep -q 'agent dc2.*KEEP of 0 job(s) not sent' "$D/log"; then
+        ok "lightraild: a CRL, no connection kept: the timer did not wake in 25 s"
+    else
+        notok "lightraild: a CRL, no connection kept: the timer woke '$w0' times in 25 s; $(grep 'agent dc2' "$D/log" | head -2)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with coordinator/crl did not start: $(tail -3 "$D/log")"
+fi
 lr_summary

@@ -822,7 +822,7 @@ test_reload_tls_waits_for_the_agents(void)
     CU_ASSERT_EQUAL(lr_ctl_agents_recheck_tls(c, report, sizeof report, err,
                                               sizeof err), 0);
     CU_ASSERT_STRING_EQUAL(report, "");
-    struct lr_tls_span span = { 0, 0 };
+    struct lr_tls_span span = { 0 };
     lr_ctl_agents_tls_span(c, time(NULL), &span);
     CU_ASSERT(span.from == 0 && span.until == 0);
     /* A file that does not load changes no agent. */
@@ -858,7 +858,7 @@ test_reload_tls_waits_for_the_agents(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot judge the agents' "
                                   "connections again: no coordinator in "
                                   "the configuration (configure one"));
-    span = (struct lr_tls_span) { 0, 0 };
+    span = (struct lr_tls_span) { 0 };
     lr_ctl_agents_tls_span(c, time(NULL), &span);
     CU_ASSERT(span.from == 0 && span.until == 0);
     lr_ctl_free(c);

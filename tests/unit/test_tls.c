@@ -793,7 +793,7 @@ test_verify_not_yet_valid(void)
     CU_ASSERT(ASN1_TIME_compare(X509_get0_notBefore(sk_X509_value(chain, 0)),
                                 X509_get0_notBefore(sk_X509_value(chain, 1)))
               >= 0);
-    struct lr_tls_span s = { 0, 0 };
+    struct lr_tls_span s = { 0 };
     lr_tls_span_peer(&s, c6);          /* the CA's notBefore, dc6's earlier */
     const time_t ca_from = s.from;
 
@@ -894,12 +894,12 @@ test_crl_update(void)
 /* lr_tls_span_wait(): a second past 'until' ahead (OpenSSL's whole
  * seconds), one when out of the span either side: never 0 or less,
  * which would wake the timer at once, again and again; 0, no timer,
- * only for a span with no bound at all. */
+ * for a span with no bound at all or no connection's chain in it. */
 static void
 test_span_wait(void)
 {
     const time_t now = 1796613049;    /* 2026-12-07T03:10:49Z */
-    struct lr_tls_span s = { now - 3600, now + 5 };
+    struct lr_tls_span s = { now - 3600, now + 5, true, false };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 6);
     s.until = now + 1;
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 2);
@@ -917,13 +917,25 @@ test_span_wait(void)
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S);
     s.until = now + LR_TLS_CRL_RECHECK_S - 2;
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S - 1);
-    /* Only a 'from' (a CRL without a next update): the cap, for a clock
-     * set back; a clock already before it: at once. */
-    s = (struct lr_tls_span) { now - 60, 0 };
+    /* Only a 'from' (a CRL without a next update) and a connection:
+     * the cap, for a clock set back; a clock already before it: at
+     * once. */
+    s = (struct lr_tls_span) { now - 60, 0, true, false };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S);
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now - 61), 1);
-    /* Nothing to judge: no timer. */
-    s = (struct lr_tls_span) { 0, 0 };
+    /* The same CRL with no connection up: nothing to judge, no timer
+     * (until 2026-12-07: the cap, for ever), nor for a CRL with a next
+     * update, even one passed or a clock set back. */
+    s = (struct lr_tls_span) { now - 60, 0, false, false };
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now - 61), 0);
+    s = (struct lr_tls_span) { now - 60, now + 86400, false, false };
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now + 86400), 0);
+    /* No bound: no timer. */
+    s = (struct lr_tls_span) { 0, 0, true, false };
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
+    s = (struct lr_tls_span) { 0 };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
 }
 
@@ -934,7 +946,7 @@ static void
 test_span_out(void)
 {
     const time_t now = 1796613049;
-    struct lr_tls_span s = { now - 10, now + 10 };
+    struct lr_tls_span s = { .from = now - 10, .until = now + 10 };
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now - 10));
     CU_ASSERT_TRUE(lr_tls_span_out(&s, now - 11));
@@ -942,10 +954,10 @@ test_span_out(void)
     CU_ASSERT_TRUE(lr_tls_span_out(&s, now + 10));
     s.from = 0;
     CU_ASSERT_FALSE(lr_tls_span_out(&s, 1));
-    s = (struct lr_tls_span) { now - 10, 0 };
+    s = (struct lr_tls_span) { .from = now - 10, .until = 0 };
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now + 86400 * 365));
     CU_ASSERT_TRUE(lr_tls_span_out(&s, now - 11));
-    s = (struct lr_tls_span) { 0, 0 };
+    s = (struct lr_tls_span) { 0 };
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
 }
 
@@ -962,7 +974,7 @@ test_span_crls(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
     CU_ASSERT_EQUAL_FATAL(SSL_CTX_load_verify_locations(ctx, path[CA], NULL),
                           1);
-    struct lr_tls_span s = { 0, 0 };
+    struct lr_tls_span s = { 0 };
     const time_t t0 = time(NULL);
     lr_tls_span_crls(&s, ctx, t0);
     CU_ASSERT(s.from == 0 && s.until == 0);
@@ -972,6 +984,9 @@ test_span_crls(void)
     lr_tls_span_crls(&s, ctx, time(NULL));
     CU_ASSERT(s.from >= t0 - 7200 && s.from <= t0 - 7195);
     CU_ASSERT_EQUAL(s.until, 0);
+    CU_ASSERT_FALSE(s.crls_out);
+    CU_ASSERT_FALSE(s.peers);          /* CRLs alone: nothing to judge */
+    CU_ASSERT_EQUAL(lr_tls_span_wait(&s, time(NULL)), 0);
     /* (last, next): an hour ago to a day ahead; a minute ago (the latest
      * last update) to an hour ahead (the earliest next update); two days
      * ago to a minute ago (stale); a minute ahead (not yet valid) to two
@@ -984,22 +999,25 @@ test_span_crls(void)
         add_crl(ctx, crl);
     }
     const time_t now = time(NULL);
-    s = (struct lr_tls_span) { 0, 0 };
+    s = (struct lr_tls_span) { 0 };
     lr_tls_span_crls(&s, ctx, now);
     /* make_crl() read the clock a little before 'now'. */
     CU_ASSERT(s.from >= now - 65 && s.from <= now - 60);
     CU_ASSERT(s.until >= now + 3595 && s.until <= now + 3600);
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
+    /* The stale one and the one not yet valid, not counted, said. */
+    CU_ASSERT_TRUE(s.crls_out);
     /* The clock set back two minutes: out, before the latest last
      * update; folded at that time, the CRL of a minute ago no longer
      * counts, and the one of an hour ago bounds it. */
     CU_ASSERT_TRUE(lr_tls_span_out(&s, now - 120));
-    struct lr_tls_span back = { 0, 0 };
+    struct lr_tls_span back = { 0 };
     lr_tls_span_crls(&back, ctx, now - 120);
     CU_ASSERT(back.from >= now - 3605 && back.from <= now - 3600);
+    CU_ASSERT_TRUE(back.crls_out);
     CU_ASSERT_FALSE(lr_tls_span_out(&back, now - 120));
     /* Folded into a tighter span, it stays as tight. */
-    struct lr_tls_span tight = { now - 1, now + 1 };
+    struct lr_tls_span tight = { .from = now - 1, .until = now + 1 };
     lr_tls_span_crls(&tight, ctx, now);
     CU_ASSERT(tight.from == now - 1 && tight.until == now + 1);
     CU_ASSERT_EQUAL(ERR_peek_error(), 0);
@@ -1031,9 +1049,15 @@ test_crls_out(void)
     CU_ASSERT_TRUE(lr_tls_crls_out(ctx, now - 120));
     /* The span folded then has it no longer: the timer's span cannot
      * say so (agent_crlhandshake.sh). */
-    struct lr_tls_span s = { 0, 0 };
+    struct lr_tls_span s = { 0 };
     lr_tls_span_crls(&s, ctx, now + 3600 + 5);
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now + 3600 + 5));
+    /* ... but says one is out, for the owner to judge a connection
+     * made meanwhile (lightraild's crl_arm()); none at 'now'. */
+    CU_ASSERT_TRUE(s.crls_out);
+    struct lr_tls_span good = { 0 };
+    lr_tls_span_crls(&good, ctx, now);
+    CU_ASSERT_FALSE(good.crls_out);
     CU_ASSERT_EQUAL(ERR_peek_error(), 0);
     SSL_CTX_free(ctx);
     unlink(crl);
@@ -1054,8 +1078,9 @@ test_span_peer(void)
     struct lr_tls_peer p;
     SSL *c = connect_pair(ctx, dc4, dc4_key, &p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct lr_tls_span s = { 0, 0 };
+    struct lr_tls_span s = { 0 };
     lr_tls_span_peer(&s, c);
+    CU_ASSERT_TRUE(s.peers);
     STACK_OF(X509) *chain = SSL_get0_verified_chain(c);
     CU_ASSERT_EQUAL_FATAL(sk_X509_num(chain), 2);
     const ASN1_TIME *leaf = X509_get0_notAfter(sk_X509_value(chain, 0));
@@ -1076,19 +1101,21 @@ test_span_peer(void)
     /* A clock set back before that notBefore: out. */
     CU_ASSERT_TRUE(lr_tls_span_out(&s, s.from - 1));
     const struct lr_tls_span was = s;
-    struct lr_tls_span t = { was.from + 10, was.until - 10 };
+    struct lr_tls_span t = { .from = was.from + 10,
+                             .until = was.until - 10 };
     lr_tls_span_peer(&t, c);
     CU_ASSERT(t.from == was.from + 10 && t.until == was.until - 10);
-    t = (struct lr_tls_span) { was.from - 10, was.until + 10 };
+    t = (struct lr_tls_span) { .from = was.from - 10,
+                               .until = was.until + 10 };
     lr_tls_span_peer(&t, c);
     CU_ASSERT(t.from == was.from && t.until == was.until);
-    t = (struct lr_tls_span) { 5, 7 };
+    t = (struct lr_tls_span) { .from = 5, .until = 7 };
     lr_tls_span_peer(&t, NULL);
-    CU_ASSERT(t.from == 5 && t.until == 7);
+    CU_ASSERT(t.from == 5 && t.until == 7 && !t.peers);
     SSL *none = SSL_new(ctx);
     CU_ASSERT_PTR_NOT_NULL_FATAL(none);
     lr_tls_span_peer(&t, none);
-    CU_ASSERT(t.from == 5 && t.until == 7);
+    CU_ASSERT(t.from == 5 && t.until == 7 && !t.peers);
     SSL_free(none);
     close_pair(c);
     SSL_CTX_free(ctx);
@@ -1117,7 +1144,7 @@ static CU_TestInfo tests[] = {
       test_span_crls },
     { "crls_out: stale or not yet valid, none good", test_crls_out },
     { "span_out: before from, from until on", test_span_out },
-    { "span_wait: a second past until, 1 when out, capped, 0 for none",
+    { "span_wait: a second past until, 1 when out, capped, 0 no chain",
       test_span_wait },
     CU_TEST_INFO_NULL,
 };

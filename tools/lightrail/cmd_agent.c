@@ -259,11 +259,11 @@ struct agent {
      * judged good in (a CRL of a->ssl going stale, a peer chain
      * expiring, a clock set back before a CRL's last update or a
      * chain's notBefore), and every LR_TLS_CRL_RECHECK_S meanwhile; not
-     * pending with nothing to judge: the connections up are judged
-     * again then (on_crl_next()).  SIGHUP arms it anew
+     * pending with no connection up, CRL or not: the connections up
+     * are judged again then (on_crl_next()).  SIGHUP arms it anew
      * (agent_crl_arm()). */
     struct event *crl_next;
-    struct lr_tls_span crl_span;  /* armed over; { 0, 0 }: none */
+    struct lr_tls_span crl_span;  /* armed over; { 0 }: none */
     struct lr_agent_config cfg;
     struct lr_cluster *cluster;   /* the one-DC inventory */
     FILE *record;
@@ -1940,9 +1940,12 @@ conn_revoked_since(struct conn *c)
  * connections up stand as judged (struct lr_tls_span): a->ssl's CRLs
  * (lr_tls_span_crls()) and each connection's peer chain
  * (lr_tls_span_peer()), waking at most LR_TLS_CRL_RECHECK_S apart
- * (lr_tls_span_wait()), or leaves it idle when there is nothing to
- * judge (no CRL, no connection up).  Again whenever a handshake ends:
- * its chain may end first.  A span the wall clock has left and the
+ * (lr_tls_span_wait()), or leaves it idle with no connection up, CRL
+ * or not: a CRL out of its own span fails every handshake itself, and
+ * one that ends after it went out is judged at its end
+ * (conn_refused_stale()).  Until 2026-12-07 a CRL without a next update
+ * woke it every LR_TLS_CRL_RECHECK_S for ever with nothing to judge.
+ * Again whenever a handshake ends: its chain may end first.  A span the wall clock has left and the
  * timer has not judged yet stays armed, as lightraild's does (its
  * crl_arm()): a re-arm must not forget the CRL gone out of it, which
  * lr_tls_span_crls() no longer counts. */
@@ -1952,7 +1955,7 @@ agent_crl_arm(struct agent *a)
     evtimer_del(a->crl_next);
     time_t now = time(NULL);
     if (!lr_tls_span_out(&a->crl_span, now)) {
-        a->crl_span = (struct lr_tls_span) { 0, 0 };
+        a->crl_span = (struct lr_tls_span) { 0 };
         lr_tls_span_crls(&a->crl_span, a->ssl, now);
         for (struct conn *c = a->conns; c; c = c->next)
             if (c->ready && !c->gone)
@@ -1981,7 +1984,7 @@ conn_refused_stale(struct conn *c)
     struct agent *a = c->a;
     char when[32], why[1024];
     SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
-    struct lr_tls_span own = { 0, 0 };
+    struct lr_tls_span own = { 0 };
     time_t now = time(NULL);
     lr_tls_span_peer(&own, ssl);
     if (!ssl || (!lr_tls_crls_out(a->ssl, now)
@@ -2027,7 +2030,7 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
         if (c->ready && !c->gone)
             conn_refused_stale(c);
     }
-    a->crl_span = (struct lr_tls_span) { 0, 0 };
+    a->crl_span = (struct lr_tls_span) { 0 };
     agent_crl_arm(a);
 }
 
@@ -2151,7 +2154,7 @@ on_hup(evutil_socket_t sig, short what, void *arg)
     }
     /* Every connection up was judged under the new files: the span armed
      * before, left or not, is done with. */
-    a->crl_span = (struct lr_tls_span) { 0, 0 };
+    a->crl_span = (struct lr_tls_span) { 0 };
     agent_crl_arm(a);
 }
 
