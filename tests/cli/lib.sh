@@ -74,6 +74,15 @@ lr_fake_gnuplot() {
     : > "$tmp/gnuplot.script"
 }
 
+# lr_sanitized: whether $LIGHTRAIL is a sanitizer build (configure
+# --enable-sanitizers, which links libasan), 10 to 30 times slower at
+# training than the plain build: a check of a long run may run it
+# shorter there, leaving what only the whole run shows to the plain
+# build (tools/test-all runs every script in both).
+lr_sanitized() {
+    ldd "$LIGHTRAIL" 2> /dev/null | grep -q libasan
+}
+
 # has_line LINE: whether $tmp/gnuplot.script has LINE, whole.
 has_line() {
     grep -F -x -q -- "$1" "$tmp/gnuplot.script"
