@@ -871,16 +871,21 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
     const struct lr_yang_where_budget budget = {
         .seconds = app->where_budget_s,
     };
+    const struct lr_yang_job_query query = {
+        .where = where, .sort_by = sort_by, .config_only = config_only,
+        .budget = &budget,
+    };
+    const struct lr_yang_job_net net = {
+        .topo = lr_ctl_topo(app->ctl), .cluster = lr_ctl_cluster(app->ctl),
+        .mods = lr_ctl_modtable(app->ctl),
+    };
     char err[1024];
     int m = 0, rc = ENOMEM;
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
         rc = lr_yang_job_cache_select_tree(app->ly, app->jobs_cache,
                                            lr_ctl_jobs_gen(app->ctl), *jobs,
-                                           *n, where, sort_by, config_only,
-                                           &budget, lr_ctl_topo(app->ctl),
-                                           lr_ctl_cluster(app->ctl),
-                                           lr_ctl_modtable(app->ctl), &sel,
-                                           &m, tree, err, sizeof err);
+                                           *n, &query, &net, &sel, &m, tree,
+                                           err, sizeof err);
     else
         snprintf(err, sizeof err, "out of memory");
     free(where);

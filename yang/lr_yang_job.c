@@ -2245,44 +2245,32 @@ cleanup:
 
 static int job_select_tree(struct ly_ctx *, struct lr_yang_job_cache *,
                            unsigned long long, const struct lr_job *const *,
-                           int, const char *, const char *, bool,
-                           const struct lr_yang_where_budget *,
-                           const struct lr_topo *, const struct lr_cluster *,
-                           const struct lr_modtable *, const struct lr_job ***,
-                           int *, struct lr_yang_job_tree **, char *, size_t);
+                           int, const struct lr_yang_job_query *,
+                           const struct lr_yang_job_net *,
+                           const struct lr_job ***, int *,
+                           struct lr_yang_job_tree **, char *, size_t);
 
 int
 lr_yang_job_select(struct ly_ctx *ctx, const struct lr_job *const *jobs,
-                   int n, const char *where, const char *sort_by,
-                   bool config_only,
-                   const struct lr_yang_where_budget *budget,
-                   const struct lr_topo *topo,
-                   const struct lr_cluster *cluster,
-                   const struct lr_modtable *mods,
+                   int n, const struct lr_yang_job_query *query,
+                   const struct lr_yang_job_net *net,
                    const struct lr_job ***out, int *nout, char *err,
                    size_t errlen)
 {
-    return lr_yang_job_select_tree(ctx, jobs, n, where, sort_by,
-                                   config_only, budget, topo, cluster, mods,
-                                   out, nout, NULL, err, errlen);
+    return lr_yang_job_select_tree(ctx, jobs, n, query, net, out, nout, NULL,
+                                   err, errlen);
 }
 
 int
 lr_yang_job_select_tree(struct ly_ctx *ctx, const struct lr_job *const *jobs,
-                        int n, const char *where, const char *sort_by,
-                        bool config_only,
-                        const struct lr_yang_where_budget *budget,
-                        const struct lr_topo *topo,
-                        const struct lr_cluster *cluster,
-                        const struct lr_modtable *mods,
+                        int n, const struct lr_yang_job_query *query,
+                        const struct lr_yang_job_net *net,
                         const struct lr_job ***out, int *nout,
                         struct lr_yang_job_tree **tree, char *err,
                         size_t errlen)
 {
-    return lr_yang_job_cache_select_tree(ctx, NULL, 0, jobs, n, where,
-                                         sort_by, config_only, budget, topo,
-                                         cluster, mods, out, nout, tree, err,
-                                         errlen);
+    return lr_yang_job_cache_select_tree(ctx, NULL, 0, jobs, n, query, net,
+                                         out, nout, tree, err, errlen);
 }
 
 /* job_select_tree(), whose refusal of a where sent with its spaces as
@@ -2294,19 +2282,21 @@ int
 lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
                               unsigned long long gen,
                               const struct lr_job *const *jobs, int n,
-                              const char *where, const char *sort_by,
-                              bool config_only,
-                              const struct lr_yang_where_budget *budget,
-                              const struct lr_topo *topo,
-                              const struct lr_cluster *cluster,
-                              const struct lr_modtable *mods,
+                              const struct lr_yang_job_query *query,
+                              const struct lr_yang_job_net *net,
                               const struct lr_job ***out, int *nout,
                               struct lr_yang_job_tree **tree, char *err,
                               size_t errlen)
 {
-    int ret = job_select_tree(ctx, c, gen, jobs, n, where, sort_by,
-                              config_only, budget, topo, cluster, mods, out,
-                              nout, tree, err, errlen);
+    static const struct lr_yang_job_query every;
+    static const struct lr_yang_job_net none;
+    if (!query)
+        query = &every;
+    if (!net)
+        net = &none;
+    int ret = job_select_tree(ctx, c, gen, jobs, n, query, net, out, nout,
+                              tree, err, errlen);
+    const char *where = query->where;
     /* err[] is read only when it was written: on success a caller's
      * buffer may hold anything, no NUL among it. */
     if (ret != EINVAL || !err || !where || !strchr(where, '+')
@@ -2319,19 +2309,20 @@ lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
     return ret;
 }
 
+/* 'query' and 'net' are not NULL (lr_yang_job_cache_select_tree()). */
 static int
 job_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *cache,
                 unsigned long long gen, const struct lr_job *const *jobs,
-                int n, const char *where, const char *sort_by,
-                bool config_only,
-                const struct lr_yang_where_budget *budget,
-                const struct lr_topo *topo, const struct lr_cluster *cluster,
-                const struct lr_modtable *mods, const struct lr_job ***out,
-                int *nout, struct lr_yang_job_tree **tree, char *err,
-                size_t errlen)
+                int n, const struct lr_yang_job_query *query,
+                const struct lr_yang_job_net *net,
+                const struct lr_job ***out, int *nout,
+                struct lr_yang_job_tree **tree, char *err, size_t errlen)
 {
+    const char *where = query->where, *sort_by = query->sort_by;
+    const bool config_only = query->config_only;
+    const struct lr_yang_where_budget *budget = query->budget;
     struct lr_yang_job_env env = {
-        .topo = topo, .cluster = cluster, .mods = mods,
+        .topo = net->topo, .cluster = net->cluster, .mods = net->mods,
         .err = err, .errlen = errlen, .config_only = config_only,
     };
     const struct job_examples *ex = &job_examples[config_only];

@@ -181,10 +181,39 @@ struct lr_yang_where_budget {
     void *arg;
 };
 
+/* What a selection of the jobs asks (lr_yang_job_select() says what
+ * each field means): list pagination's 'where' and 'sort_by' (NULL:
+ * none), 'config_only' for the running datastore's view, and the
+ * 'budget' of the where's evaluation (NULL: no bound).  Everything it
+ * points to belongs to the caller and is read during the call only.
+ * A NULL query is one of every field zero: every job, in the list's
+ * order, with its state, no bound. */
+struct lr_yang_job_query {
+    const char *where;
+    const char *sort_by;
+    bool config_only;
+    const struct lr_yang_where_budget *budget;
+};
+
+/* The network the jobs are printed against, as lr_yang_jobs_to_json()
+ * takes it: the topology that names nodes and links, the inventory that
+ * names DCs, and the modulation table lightpaths are judged by (NULL:
+ * nothing judged).  Borrowed: read during the call only (a tree kept
+ * from it, lr_yang_job_select_tree(), reads it no more).  A NULL net is
+ * one of every field NULL: jobs without stages, devices or lightpaths
+ * only. */
+struct lr_yang_job_net {
+    const struct lr_topo *topo;
+    const struct lr_cluster *cluster;
+    const struct lr_modtable *mods;
+};
+
 /* The jobs of a list that list pagination's 'where' selects, in the
  * order its 'sort-by' asks for (draft-ietf-netconf-list-pagination),
  * before the page's offset and limit take their slice.  'jobs' is the
- * list in its own order (by name, lr_ctl_list_refs()), read, not kept.
+ * list in its own order (by name, lr_ctl_list_refs()), read, not kept;
+ * 'query' holds the where, sort-by, config_only and budget below, and
+ * 'net' the names and table the jobs print with (both may be NULL).
  * 'where' (NULL: every job) is an XPath 1.0 expression in RFC 7951's
  * form (names unprefixed within lightrail-job), evaluated with each
  * job's entry as the context node on the jobs tree as GET prints it,
@@ -220,12 +249,8 @@ struct lr_yang_where_budget {
  * another errno for the server's own failure (ENOMEM; EIO when a job
  * does not print: err[] as lr_yang_job_refs_to_json()'s). */
 int lr_yang_job_select(struct ly_ctx *, const struct lr_job *const *jobs,
-                       int n, const char *where, const char *sort_by,
-                       bool config_only,
-                       const struct lr_yang_where_budget *budget,
-                       const struct lr_topo *topo,
-                       const struct lr_cluster *cluster,
-                       const struct lr_modtable *mods,
+                       int n, const struct lr_yang_job_query *query,
+                       const struct lr_yang_job_net *net,
                        const struct lr_job ***out, int *nout, char *err,
                        size_t errlen);
 
@@ -241,12 +266,8 @@ struct lr_yang_job_tree;
  * on failure. */
 int lr_yang_job_select_tree(struct ly_ctx *,
                             const struct lr_job *const *jobs, int n,
-                            const char *where, const char *sort_by,
-                            bool config_only,
-                            const struct lr_yang_where_budget *budget,
-                            const struct lr_topo *topo,
-                            const struct lr_cluster *cluster,
-                            const struct lr_modtable *mods,
+                            const struct lr_yang_job_query *query,
+                            const struct lr_yang_job_net *net,
                             const struct lr_job ***out, int *nout,
                             struct lr_yang_job_tree **tree, char *err,
                             size_t errlen);
@@ -328,12 +349,8 @@ int lr_yang_job_cache_to_json(struct ly_ctx *, struct lr_yang_job_cache *,
 int lr_yang_job_cache_select_tree(struct ly_ctx *, struct lr_yang_job_cache *,
                                   unsigned long long gen,
                                   const struct lr_job *const *jobs, int n,
-                                  const char *where, const char *sort_by,
-                                  bool config_only,
-                                  const struct lr_yang_where_budget *budget,
-                                  const struct lr_topo *topo,
-                                  const struct lr_cluster *cluster,
-                                  const struct lr_modtable *mods,
+                                  const struct lr_yang_job_query *query,
+                                  const struct lr_yang_job_net *net,
                                   const struct lr_job ***out, int *nout,
                                   struct lr_yang_job_tree **tree, char *err,
                                   size_t errlen);

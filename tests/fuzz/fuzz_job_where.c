@@ -173,8 +173,12 @@ jobs_build(void)
      * find nothing. */
     const struct lr_job **sel = NULL;
     int n = 0;
-    if (lr_yang_job_select(ctx, refs, N_JOBS, "name", "name", false, NULL, topo,
-                           cluster, &mods, &sel, &n, err, sizeof err)
+    const struct lr_yang_job_query q = { .where = "name", .sort_by = "name" };
+    const struct lr_yang_job_net net = {
+        .topo = topo, .cluster = cluster, .mods = &mods,
+    };
+    if (lr_yang_job_select(ctx, refs, N_JOBS, &q, &net, &sel, &n, err,
+                           sizeof err)
         || n != N_JOBS) {
         fprintf(stderr, LR_FUZZ_NAME ": %s\n", err);
         check(0, "the fuzz target's jobs do not print");
@@ -236,8 +240,13 @@ budget_check(const char *where, const char *sort_by, size_t size,
     const struct lr_yang_where_budget b = { k + 0.5, fuzz_tick, &reads };
     const struct lr_job **sel = (const struct lr_job **) &sel;
     char err[1024] = "", said[64];
-    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false, &b,
-                                topo, cluster, &mods, &sel, &n, err,
+    const struct lr_yang_job_query q = {
+        .where = where, .sort_by = sort_by, .budget = &b,
+    };
+    const struct lr_yang_job_net net = {
+        .topo = topo, .cluster = cluster, .mods = &mods,
+    };
+    int rc = lr_yang_job_select(ctx, refs, N_JOBS, &q, &net, &sel, &n, err,
                                 sizeof err);
     if (k == N_JOBS) {
         check(rc == 0, "a where within its budget was refused");
@@ -276,8 +285,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[1024] = "";
 
     ly_err_clean(ctx, NULL);
-    int rc = lr_yang_job_select(ctx, refs, N_JOBS, where, sort_by, false, NULL,
-                                topo, cluster, &mods, &sel, &n, err,
+    const struct lr_yang_job_query q = { .where = where, .sort_by = sort_by };
+    const struct lr_yang_job_net net = {
+        .topo = topo, .cluster = cluster, .mods = &mods,
+    };
+    int rc = lr_yang_job_select(ctx, refs, N_JOBS, &q, &net, &sel, &n, err,
                                 sizeof err);
     if (rc) {
         if (rc != EINVAL)

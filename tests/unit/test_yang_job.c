@@ -419,6 +419,15 @@ struct fixture {
     int n_layers;
 };
 
+/* The network of 'f', as the selections take it; it borrows 'f'. */
+static struct lr_yang_job_net
+fixture_net(const struct fixture *f)
+{
+    return (struct lr_yang_job_net) {
+        .topo = f->topo, .cluster = f->cluster, .mods = &f->mods,
+    };
+}
+
 static int
 fixture_load(struct fixture *f)
 {
@@ -1070,9 +1079,10 @@ select_names(const struct fixture *f, const struct lr_job *const *jobs, int n,
     const struct lr_job **sel = NULL;
     char err[1024] = "";
     int m = -1;
-    int rc = lr_yang_job_select(ctx, jobs, n, where, sort_by, false, NULL,
-                                f->topo, f->cluster, &f->mods, &sel, &m,
-                                err, sizeof err);
+    const struct lr_yang_job_query q = { .where = where, .sort_by = sort_by };
+    const struct lr_yang_job_net net = fixture_net(f);
+    int rc = lr_yang_job_select(ctx, jobs, n, &q, &net, &sel, &m, err,
+                                sizeof err);
     if (rc) {
         CU_ASSERT_PTR_NULL(sel);
         CU_ASSERT_EQUAL(m, 0);
@@ -1122,6 +1132,7 @@ test_job_select(void)
     struct lr_job j[4];
     const struct lr_job *refs[4] = { &j[0], &j[1], &j[2], &j[3] };
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    const struct lr_yang_job_net net = fixture_net(&f);
     for (int i = 0; i < 4; i++) {
         active_job(&f, &j[i]);
         snprintf(j[i].intent.name, sizeof j[i].intent.name, "j%c", 'a' + i);
@@ -1731,10 +1742,12 @@ test_job_select(void)
             const struct lr_job **sel = NULL;
             char err[1024] = "", names[256] = "";
             int m = -1;
-            int rc = lr_yang_job_select(ctx, refs, 4, run[i].where,
-                                        run[i].sort_by, true, NULL, f.topo,
-                                        f.cluster, &f.mods, &sel, &m, err,
-                                        sizeof err);
+            const struct lr_yang_job_query q = {
+                .where = run[i].where, .sort_by = run[i].sort_by,
+                .config_only = true,
+            };
+            int rc = lr_yang_job_select(ctx, refs, 4, &q, &net, &sel, &m,
+                                        err, sizeof err);
             if (!rc)
                 sel_names(sel, m, names, sizeof names);
             /* ENODATA: refused as state, which operational holds;
@@ -1786,9 +1799,11 @@ test_job_select(void)
                 const struct lr_job **sel = NULL;
                 char err[2048] = "";
                 int m = -1;
-                int rc = lr_yang_job_select(ctx, refs, 4, ex[i].where,
-                                            ex[i].sort_by, run, NULL, f.topo,
-                                            f.cluster, &f.mods, &sel, &m,
+                const struct lr_yang_job_query q = {
+                    .where = ex[i].where, .sort_by = ex[i].sort_by,
+                    .config_only = run,
+                };
+                int rc = lr_yang_job_select(ctx, refs, 4, &q, &net, &sel, &m,
                                             err, sizeof err);
                 bool good = rc == EINVAL
                             && (run ? strstr(err, ex[i].example)
@@ -1816,9 +1831,12 @@ test_job_select(void)
             const struct lr_job **sel = NULL;
             char err[1024] = "";
             int m = -1;
-            int rc = lr_yang_job_select(ctx, refs, 4, taken[i][0],
-                                        taken[i][1], true, NULL, f.topo, f.cluster,
-                                        &f.mods, &sel, &m, err, sizeof err);
+            const struct lr_yang_job_query q = {
+                .where = taken[i][0], .sort_by = taken[i][1],
+                .config_only = true,
+            };
+            int rc = lr_yang_job_select(ctx, refs, 4, &q, &net, &sel, &m,
+                                        err, sizeof err);
             CU_ASSERT_EQUAL(rc, 0);
             if (rc)
                 fprintf(stderr, "running's example %s: %d %s\n",
@@ -1876,9 +1894,12 @@ select_budget(const struct fixture *f, const struct lr_job *const *refs,
     const struct lr_job **sel = NULL;
     char err[1024] = "";
     int m = -1;
-    int rc = lr_yang_job_select(ctx, refs, 4, where, "priority", false, b,
-                                f->topo, f->cluster, &f->mods, &sel, &m,
-                                err, sizeof err);
+    const struct lr_yang_job_query q = {
+        .where = where, .sort_by = "priority", .budget = b,
+    };
+    const struct lr_yang_job_net net = fixture_net(f);
+    int rc = lr_yang_job_select(ctx, refs, 4, &q, &net, &sel, &m, err,
+                                sizeof err);
     if (rc) {
         CU_ASSERT_PTR_NULL(sel);
         CU_ASSERT_EQUAL(m, 0);
@@ -1978,10 +1999,12 @@ test_job_select_budget(void)
     char err[1024] = "";
     reads = 0;
     tick.seconds = 1.5;
-    CU_ASSERT_EQUAL(lr_yang_job_select(ctx, refs, 4, "priority > 0", NULL,
-                                       true, &tick, f.topo, f.cluster,
-                                       &f.mods, &sel, &m, err, sizeof err),
-                    ETIMEDOUT);
+    const struct lr_yang_job_net net = fixture_net(&f);
+    const struct lr_yang_job_query timed = {
+        .where = "priority > 0", .config_only = true, .budget = &tick,
+    };
+    CU_ASSERT_EQUAL(lr_yang_job_select(ctx, refs, 4, &timed, &net, &sel, &m,
+                                       err, sizeof err), ETIMEDOUT);
     CU_ASSERT_PTR_NULL(sel);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "on 2 of the 4 jobs in 2 s, past "
                                        "the 1.5 s this server gives a "
@@ -1995,9 +2018,11 @@ test_job_select_budget(void)
         fprintf(stderr, "budget under running: %s\n", err);
     free(sel);
     sel = NULL;
-    CU_ASSERT_EQUAL(lr_yang_job_select(ctx, refs, 4, "state/phase = 'active' "
-                                       "and priority > 0", NULL, true, NULL,
-                                       f.topo, f.cluster, &f.mods, &sel, &m,
+    const struct lr_yang_job_query state = {
+        .where = "state/phase = 'active' and priority > 0",
+        .config_only = true,
+    };
+    CU_ASSERT_EQUAL(lr_yang_job_select(ctx, refs, 4, &state, &net, &sel, &m,
                                        err, sizeof err), ENODATA);
     free(sel);
     fixture_free(&f);

@@ -106,13 +106,17 @@ assert_cache_fresh(struct lr_ctl *c, const char *when)
         char *kept = NULL, *built = NULL;
         snprintf(what, sizeof what, "where and sort-by%s",
                  cfg ? ", running" : "");
+        const struct lr_yang_job_query q = {
+            .where = where, .sort_by = sort_by, .config_only = cfg,
+        };
+        const struct lr_yang_job_net net = {
+            .topo = t, .cluster = cl, .mods = mods,
+        };
         CU_ASSERT_EQUAL(lr_yang_job_cache_select_tree(
-                            ly, cache, gen, refs, n, where, sort_by, cfg,
-                            NULL, t, cl, mods, &sel, &m, &tree, err,
-                            sizeof err), 0);
-        CU_ASSERT_EQUAL(lr_yang_job_select(ly, refs, n, where, sort_by, cfg,
-                                           NULL, t, cl, mods, &again, &m2,
-                                           err, sizeof err), 0);
+                            ly, cache, gen, refs, n, &q, &net, &sel, &m,
+                            &tree, err, sizeof err), 0);
+        CU_ASSERT_EQUAL(lr_yang_job_select(ly, refs, n, &q, &net, &again,
+                                           &m2, err, sizeof err), 0);
         CU_ASSERT_EQUAL(m, m2);
         CU_ASSERT(m != m2 || !m || !memcmp(sel, again, (size_t) m
                                                        * sizeof *sel));
@@ -356,10 +360,13 @@ test_completed_within_bound(void)
     text = NULL;
     lr_yang_job_cache_stats(small, &st);
     CU_ASSERT_EQUAL(st.nodes, bare);
+    const struct lr_yang_job_query q = { .where = "priority >= 0" };
+    const struct lr_yang_job_net net = {
+        .topo = t, .cluster = cl, .mods = mods,
+    };
     CU_ASSERT_EQUAL(lr_yang_job_cache_select_tree(
-                        ly, small, gen, refs, n, "priority >= 0", NULL,
-                        false, NULL, t, cl, mods, &sel, &m, &tree, err,
-                        sizeof err), 0);
+                        ly, small, gen, refs, n, &q, &net, &sel, &m, &tree,
+                        err, sizeof err), 0);
     CU_ASSERT_EQUAL(m, 1);
     lr_yang_job_tree_free(tree);
     free(sel);

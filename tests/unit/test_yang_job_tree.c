@@ -39,6 +39,15 @@ struct tree_fixture {
     const struct lr_job *refs[N_JOBS];
 };
 
+/* The network of 'f', as the selections take it; it borrows 'f'. */
+static struct lr_yang_job_net
+tree_net(const struct tree_fixture *f)
+{
+    return (struct lr_yang_job_net) {
+        .topo = f->topo, .cluster = f->cluster, .mods = &f->mods,
+    };
+}
+
 static int
 link_at(const struct tree_fixture *f, const char *name)
 {
@@ -341,9 +350,12 @@ check_select(const struct tree_fixture *f, struct lyd_node *ref,
     const struct lr_job **sel = NULL;
     char err[1024] = "", got[512] = "", want[512];
     int m = 0;
-    int rc = lr_yang_job_select(ctx, f->refs, N_JOBS, where, sort_by,
-                                config_only, NULL, f->topo, f->cluster,
-                                &f->mods, &sel, &m, err, sizeof err);
+    const struct lr_yang_job_query q = {
+        .where = where, .sort_by = sort_by, .config_only = config_only,
+    };
+    const struct lr_yang_job_net net = tree_net(f);
+    int rc = lr_yang_job_select(ctx, f->refs, N_JOBS, &q, &net, &sel, &m,
+                                err, sizeof err);
     if (rc)
         fprintf(stderr, "where %s: %s\n", where, err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -456,10 +468,12 @@ test_tree_twice(void)
                                "job[name='a-active']: two jobs have this "
                                "name, the list's key");
         err[0] = '\0';
-        CU_ASSERT_EQUAL(lr_yang_job_select(ctx, two, 3, "priority > 0",
-                                           NULL, cfg, NULL, f.topo,
-                                           f.cluster, &f.mods, &sel, &m, err,
-                                           sizeof err), EIO);
+        const struct lr_yang_job_query q = {
+            .where = "priority > 0", .config_only = cfg,
+        };
+        const struct lr_yang_job_net net = tree_net(&f);
+        CU_ASSERT_EQUAL(lr_yang_job_select(ctx, two, 3, &q, &net, &sel, &m,
+                                           err, sizeof err), EIO);
         CU_ASSERT_PTR_NULL(sel);
         CU_ASSERT_EQUAL(m, 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "job[name='a-active']: two jobs "
@@ -484,11 +498,12 @@ check_tree_page(const struct tree_fixture *f, const char *where,
     const struct lr_yang_page_meta meta = { 5, "Yy1wcG8", "YS1hY3RpdmU" };
     char *got = NULL, *want = NULL, err[1024] = "";
     int m = 0, count = 0;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_job_select_tree(ctx, f->refs, N_JOBS,
-                                                  where, sort_by,
-                                                  judged_config, NULL,
-                                                  f->topo, f->cluster,
-                                                  &f->mods, &sel, &m, &tree,
+    const struct lr_yang_job_query q = {
+        .where = where, .sort_by = sort_by, .config_only = judged_config,
+    };
+    const struct lr_yang_job_net net = tree_net(f);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_select_tree(ctx, f->refs, N_JOBS, &q,
+                                                  &net, &sel, &m, &tree,
                                                   err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
     CU_ASSERT_EQUAL(lr_yang_job_tree_has_state(tree), !judged_config);
@@ -554,11 +569,10 @@ test_tree_page(void)
     struct lr_yang_job_tree *tree = NULL;
     char *text = NULL, err[1024] = "";
     int m = 0;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_job_select_tree(ctx, f.refs, N_JOBS,
-                                                  "priority = 0", NULL,
-                                                  false, NULL, f.topo,
-                                                  f.cluster, &f.mods, &sel,
-                                                  &m, &tree, err,
+    const struct lr_yang_job_query one = { .where = "priority = 0" };
+    const struct lr_yang_job_net net = tree_net(&f);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_select_tree(ctx, f.refs, N_JOBS, &one,
+                                                  &net, &sel, &m, &tree, err,
                                                   sizeof err), 0);
     CU_ASSERT_EQUAL(lr_yang_job_tree_page_to_json(ctx, tree, f.refs, 1,
                                                   NULL, false, false, &text,
