@@ -5,6 +5,10 @@
  * lr_test_ctl_teardown(), a controller opened over them, the media
  * channels the dummy ROADMs hold, and the check that memory, store and
  * devices agree.
+ *
+ * Every function is static inline: a test that takes only some of them
+ * (test_ctl_mnoptical.c, with its own network and double, takes the
+ * store's globals and lr_test_ctl_db_exec()) is not warned of the rest.
  */
 #ifndef LR_TEST_CTL_H
 #define LR_TEST_CTL_H 1
@@ -13,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "controller/lr_ctl.h"
 #include "tests/lr_test.h"
@@ -24,7 +30,7 @@ static struct lr_cluster *cluster;
 static char dir[128], db[200], devdir[200];
 
 /* The scratch directory /tmp/lr-test-NAME-XXXXXX and the network. */
-static int
+static inline int
 lr_test_ctl_setup(const char *name)
 {
     char err[1024];
@@ -44,7 +50,7 @@ lr_test_ctl_setup(const char *name)
     return 0;
 }
 
-static int
+static inline int
 lr_test_ctl_teardown(void)
 {
     char cmd[600];
@@ -59,7 +65,7 @@ lr_test_ctl_teardown(void)
 
 /* lr_ctl_new() over 'cfg' with the network, dummy ROADMs in devdir and,
  * unless 'cfg' names another, the store db; the test stops if it fails. */
-static struct lr_ctl *
+static inline struct lr_ctl *
 lr_test_ctl_open(struct lr_ctl_config *cfg)
 {
     cfg->topo = topo;
@@ -159,7 +165,22 @@ lr_test_ctl_intent(const char *name, const char *model, int gmin, int gmax,
     return in;
 }
 
-static void
+/* Runs 'sql' on the store 'path' while no controller has it open (the
+ * store locks the file for its own connection); the test stops if it
+ * fails, with SQLite's words on stderr. */
+static inline void
+lr_test_ctl_db_exec(const char *path, const char *sql)
+{
+    sqlite3 *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &h), SQLITE_OK);
+    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
+}
+
+static inline void
 assert_consistent(struct lr_ctl *c)
 {
     char err[1024];

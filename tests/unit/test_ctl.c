@@ -13,8 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "controller/lr_ctl.h"
 #include "controller/lr_ctl_int.h"
 #include "controller/lr_store.h"
@@ -351,20 +349,6 @@ test_plan_off_thread(void)
     lr_ctl_free(c);
 }
 
-/* Runs 'sql' on the store while no controller has it open (the store
- * locks the file for its own connection). */
-static void
-db_exec(const char *sql)
-{
-    sqlite3 *h = NULL;
-    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &h), SQLITE_OK);
-    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
-    sqlite3_close(h);
-    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
-}
-
 static bool
 same_used(const int *before, struct lr_ctl *c)
 {
@@ -395,7 +379,8 @@ test_store_failure_frees_nothing(void)
     CU_ASSERT_EQUAL_FATAL(job.n_lightpaths, 0);
     lr_ctl_free(c);
 
-    db_exec("CREATE TRIGGER test_no_delete BEFORE DELETE ON jobs "
+    lr_test_ctl_db_exec(
+        db, "CREATE TRIGGER test_no_delete BEFORE DELETE ON jobs "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     c = open_ctl();
     memcpy(used, lr_ctl_gpus_used(c), (size_t) cluster->n_dcs * sizeof *used);
@@ -412,7 +397,8 @@ test_store_failure_frees_nothing(void)
     }
     lr_ctl_free(c);
 
-    db_exec("DROP TRIGGER test_no_delete;"
+    lr_test_ctl_db_exec(
+        db, "DROP TRIGGER test_no_delete;"
             "CREATE TRIGGER test_no_active BEFORE UPDATE OF phase ON jobs "
             "WHEN NEW.phase = 'active' "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
@@ -440,7 +426,8 @@ test_store_failure_frees_nothing(void)
      * store still holds it provisioning with its GPUs and slots, so
      * memory must too, or the next job is given slots the store refuses
      * ("link 11 slot 0 is already held by job 's1'"). */
-    db_exec("DROP TRIGGER test_no_active;"
+    lr_test_ctl_db_exec(
+        db, "DROP TRIGGER test_no_active;"
             "CREATE TRIGGER test_no_failed BEFORE UPDATE OF phase ON jobs "
             "WHEN NEW.phase = 'failed' "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
@@ -465,14 +452,14 @@ test_store_failure_frees_nothing(void)
     CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
     CU_ASSERT_PTR_NULL(strstr(job.reason, "stays provisioning"));
     lr_ctl_free(c);
-    db_exec("DROP TRIGGER test_no_delete;");
+    lr_test_ctl_db_exec(db, "DROP TRIGGER test_no_delete;");
     c = open_ctl();
     /* Recovery at the restart has finished s1's release. */
     CU_ASSERT_EQUAL(lr_ctl_get(c, "s1", &job), ENOENT);
     CU_ASSERT(holds_nothing(c));
     CU_ASSERT_EQUAL(lr_test_ctl_channels("s1/"), 0);
     lr_ctl_free(c);
-    db_exec("DROP TRIGGER test_no_failed;");
+    lr_test_ctl_db_exec(db, "DROP TRIGGER test_no_failed;");
     c = open_ctl();
     assert_consistent(c);
     lr_ctl_free(c);
@@ -497,7 +484,8 @@ test_corrupt_store_touches_no_device(void)
     CU_ASSERT(before > 0);
     lr_ctl_free(c);
 
-    db_exec("DELETE FROM lightpaths WHERE job = 'k1' AND idx = 1");
+    lr_test_ctl_db_exec(
+        db, "DELETE FROM lightpaths WHERE job = 'k1' AND idx = 1");
     struct lr_ctl_config cfg = {
         .db_path = db, .topo = topo, .cluster = cluster,
         .default_driver = "dummy", .dummy_dir = devdir,
@@ -512,7 +500,8 @@ test_corrupt_store_touches_no_device(void)
     lr_ctl_free(c);
     /* Mended (the job deleted by hand), it starts, and its channels
      * go as orphans. */
-    db_exec("PRAGMA foreign_keys = ON; DELETE FROM jobs WHERE name = 'k1'");
+    lr_test_ctl_db_exec(
+        db, "PRAGMA foreign_keys = ON; DELETE FROM jobs WHERE name = 'k1'");
     c = open_ctl();
     CU_ASSERT_EQUAL(lr_test_ctl_channels("k1/"), 0);
     assert_consistent(c);
@@ -620,9 +609,9 @@ test_jobs_beyond_the_network(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(small);
     small->n_links = top;
     for (int phase = 0; phase < 2; phase++) {
-        db_exec(phase ? "UPDATE jobs SET phase = 'provisioning'"
-                        " WHERE name = 'b1'"
-                      : "SELECT 1");
+        lr_test_ctl_db_exec(db, phase ? "UPDATE jobs SET phase = "
+                                        "'provisioning' WHERE name = 'b1'"
+                                      : "SELECT 1");
         assert_start_refused(small, cluster, "job b1: lightpath ", "b1/",
                              before);
     }
@@ -662,7 +651,8 @@ test_jobs_beyond_the_files_store_nothing(void)
     struct lr_topo *small = lr_topo_clone(topo);
     CU_ASSERT_PTR_NOT_NULL_FATAL(small);
     small->n_links = top;
-    db_exec("DELETE FROM docs WHERE key IN ('topology', 'cluster')");
+    lr_test_ctl_db_exec(
+        db, "DELETE FROM docs WHERE key IN ('topology', 'cluster')");
     struct lr_ctl_config cfg = {
         .db_path = db, .topo = small, .cluster = cluster,
         .topo_json = "{\"ietf-network:networks\":{}}",
@@ -741,10 +731,10 @@ test_jobs_beyond_the_inventory(void)
     lr_ctl_free(c);
     snprintf(sql, sizeof sql, "UPDATE stages SET dc = %d WHERE job = 'b4'",
              cluster->n_dcs);
-    db_exec(sql);
+    lr_test_ctl_db_exec(db, sql);
     snprintf(sql, sizeof sql, "UPDATE gpus SET dc = %d WHERE job = 'b4'",
              cluster->n_dcs);
-    db_exec(sql);
+    lr_test_ctl_db_exec(db, sql);
     struct lr_cluster *same = lr_cluster_clone(cluster);
     CU_ASSERT_PTR_NOT_NULL_FATAL(same);
     char want[64];
@@ -755,10 +745,10 @@ test_jobs_beyond_the_inventory(void)
     /* Put back, it starts with the job as it was. */
     snprintf(sql, sizeof sql, "UPDATE stages SET dc = %d WHERE job = 'b4'",
              one.plan.stages[0].dc);
-    db_exec(sql);
+    lr_test_ctl_db_exec(db, sql);
     snprintf(sql, sizeof sql, "UPDATE gpus SET dc = %d WHERE job = 'b4'",
              one.plan.stages[0].dc);
-    db_exec(sql);
+    lr_test_ctl_db_exec(db, sql);
     c = open_ctl();
     CU_ASSERT_EQUAL(lr_ctl_get(c, "b4", &one), 0);
     CU_ASSERT_EQUAL(one.phase, LR_JOB_ACTIVE);
@@ -1234,7 +1224,8 @@ test_stuck_unrecorded_stays_provisioning(void)
     CU_ASSERT_FATAL(nodes_with("u0/", node, 8) >= 2);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "u0", err, sizeof err), 0);
     lr_ctl_free(c);
-    db_exec("CREATE TRIGGER test_no_releasing BEFORE UPDATE OF phase ON jobs "
+    lr_test_ctl_db_exec(
+        db, "CREATE TRIGGER test_no_releasing BEFORE UPDATE OF phase ON jobs "
             "WHEN NEW.phase = 'releasing' "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     c = open_ctl();
@@ -1260,7 +1251,7 @@ test_stuck_unrecorded_stays_provisioning(void)
     lr_store_close(st);
 
     /* Once the devices answer, a restart rolls it back. */
-    db_exec("DROP TRIGGER test_no_releasing;");
+    lr_test_ctl_db_exec(db, "DROP TRIGGER test_no_releasing;");
     lr_test_ctl_fail(node[0], NULL);
     lr_test_ctl_fail(node[1], NULL);
     c = open_ctl();

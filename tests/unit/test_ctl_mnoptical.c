@@ -48,19 +48,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
 #include "tests/lr_test.h"
+#include "tests/unit/lr_test_ctl.h"
 #include "tests/unit/lr_test_dev.h"
 #include "tests/unit/mno_double.h"
 #include "yang/lr_yang.h"
 
-static struct ly_ctx *ly;
-static struct lr_topo *topo;
-static struct lr_cluster *cluster;
-static char dir[128], db[200];
+/* ly, topo, cluster, dir and db are lr_test_ctl.h's; the network is
+ * this file's own (setup()). */
 static struct sb_device_config devs[3];
 static struct sb_terminal terms[2];
 
@@ -446,19 +443,6 @@ test_measured_gosnr_judged_at_start(void)
     lr_ctl_free(c);
 }
 
-/* Runs 'sql' on the store while no controller has it open. */
-static void
-db_exec(const char *sql)
-{
-    sqlite3 *h = NULL;
-    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &h), SQLITE_OK);
-    int rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        fprintf(stderr, "db_exec: %s\n", sqlite3_errmsg(h));
-    sqlite3_close(h);
-    CU_ASSERT_EQUAL_FATAL(rc, SQLITE_OK);
-}
-
 /* A measured gOSNR below 0 dB (a store may hold one: it takes any up
  * to +-LR_JOB_MAX_GOSNR_DB) passes no threshold a modulation table
  * takes (LR_MOD_OSNR_MIN_DB to LR_MOD_OSNR_MAX_DB), so the way back
@@ -480,7 +464,8 @@ test_negative_gosnr_way_back(void)
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
     lr_ctl_free(c);
-    db_exec("UPDATE lightpaths SET gosnr_db = -0.5 WHERE job = 'minus'");
+    lr_test_ctl_db_exec(
+        db, "UPDATE lightpaths SET gosnr_db = -0.5 WHERE job = 'minus'");
 
     struct lr_modtable t = table_8qam(18);
     CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
@@ -579,7 +564,8 @@ test_name_no_table_holds_way_back(void)
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
     lr_ctl_free(c);
-    db_exec("UPDATE lightpaths SET modulation = modulation || char(155) "
+    lr_test_ctl_db_exec(
+        db, "UPDATE lightpaths SET modulation = modulation || char(155) "
             "WHERE job = 'c1name' AND idx = 0");
 
     /* The advice tried: no table takes the format back. */
@@ -613,7 +599,8 @@ test_name_no_table_holds_way_back(void)
 
     /* No name at all (a store migrated from an index no lightraild
      * wrote keeps ''): no format to give back either. */
-    db_exec("UPDATE lightpaths SET modulation = '' "
+    lr_test_ctl_db_exec(
+        db, "UPDATE lightpaths SET modulation = '' "
             "WHERE job = 'c1name' AND idx = 0");
     CU_ASSERT_EQUAL_FATAL(open_ctl_report(&c, terms, 2, &t, &report, err,
                                           sizeof err), 0);
@@ -632,7 +619,8 @@ test_name_no_table_holds_way_back(void)
         fprintf(stderr, "no name's way back: %s\n", one);
     free(report);
     lr_ctl_free(c);
-    db_exec("UPDATE lightpaths SET modulation = '8QAM' "
+    lr_test_ctl_db_exec(
+        db, "UPDATE lightpaths SET modulation = '8QAM' "
             "WHERE job = 'c1name' AND idx = 0");
     CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "c1name", err, sizeof err), 0);
