@@ -1851,6 +1851,27 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
             lr_job_phase_name(phases[p]), count);
     }
     free(jobs);
+    /* The jobs tree kept across GETs (lr_yang_job_cache): what it holds
+     * (about 150 bytes a node) and how often it spared a build. */
+    struct lr_yang_job_cache_stats js;
+    lr_yang_job_cache_stats(app->jobs_cache, &js);
+    put(&buf, &len, &cap,
+        "# HELP lightrail_jobs_cache_nodes Data nodes of the jobs trees "
+        "kept across GETs (about 150 bytes each), until the jobs change.\n"
+        "# TYPE lightrail_jobs_cache_nodes gauge\n"
+        "lightrail_jobs_cache_nodes %zu\n"
+        "# HELP lightrail_jobs_cache_gets_total GETs of every job, or with "
+        "a where or a sort-by, by the jobs tree they were answered from: "
+        "the one kept since an earlier GET, or one built for them.\n"
+        "# TYPE lightrail_jobs_cache_gets_total counter\n"
+        "lightrail_jobs_cache_gets_total{tree=\"kept\"} %llu\n"
+        "lightrail_jobs_cache_gets_total{tree=\"built\"} %llu\n"
+        "# HELP lightrail_jobs_cache_too_large_total Jobs trees not kept "
+        "for their size (past lightraild's bound): each GET builds "
+        "them again.\n"
+        "# TYPE lightrail_jobs_cache_too_large_total counter\n"
+        "lightrail_jobs_cache_too_large_total %llu\n",
+        js.nodes, js.hits, js.builds, js.too_large);
     const struct lr_ctl_counters *c = lr_ctl_counters(app->ctl);
     put(&buf, &len, &cap,
         "# HELP lightrail_admissions_total Jobs admitted and provisioned.\n"

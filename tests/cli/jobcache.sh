@@ -30,6 +30,19 @@ names() {
     jq -r '(."lightrail-job:jobs".job // [])[] | .name' "$tmp/first" | tr '\n' ' '
 }
 
+# metric NAME: the value /metrics gives the sample NAME (its labels
+# written as /metrics writes them), "" when it has none.
+metric() {
+    api GET /metrics
+    awk -v m="$1" '$1 == m { print $2 }' "$tmp/body"
+}
+
+# counts: the GETs answered from the tree kept and from one built, and
+# the data nodes kept, as "KEPT BUILT NODES".
+KEPT='lightrail_jobs_cache_gets_total{tree="kept"}'
+BUILT='lightrail_jobs_cache_gets_total{tree="built"}'
+counts() { echo "$(metric "$KEPT") $(metric "$BUILT") $(metric lightrail_jobs_cache_nodes)"; }
+
 # expect LABEL WANT PATH...: each PATH's names are WANT.
 expect() {
     label=$1 want=$2
@@ -53,10 +66,30 @@ api GET "$JOBS"
     && ok "c1 is active in the GET after its POST" \
     || notok "c1's phase after its POST: $(cat "$tmp/body")"
 
+# /metrics: a GET with no change since the last is answered from the
+# tree kept (kept + 1, built as it was) and the tree's nodes are held;
+# after a change the next GET builds (built + 1, kept as it was).
+set -- $(counts)
+k0=${1:-none} b0=${2:-none} n0=${3:-none}
+api GET "$JOBS"
+set -- $(counts)
+[ "$k0" != none ] && [ "${1:-}" = $((k0 + 1)) ] && [ "${2:-}" = "$b0" ] \
+    && ok "/metrics: a GET with no change is counted from the tree kept" \
+    || notok "/metrics around a GET with no change: kept $k0 -> ${1:-none}, built $b0 -> ${2:-none}"
+[ "$n0" != none ] && [ "$n0" -gt 0 ] \
+    && ok "/metrics: lightrail_jobs_cache_nodes $n0 with c1's trees kept" \
+    || notok "/metrics: lightrail_jobs_cache_nodes with c1's trees kept: $n0"
+k1=${1:-0} b1=${2:-0}
+
 intent c2 bert-large 2000 > "$tmp/c2.json"
 jq '."lightrail-job:job"[0].gpus.min = 1000' "$tmp/c2.json" > "$tmp/c2b.json"
 api POST "$JOBS" "$tmp/c2b.json"
 [ "$STATUS" = 201 ] && ok "POST c2 (blocked): 201" || notok "POST c2: $STATUS $(cat "$tmp/body")"
+api GET "$JOBS"
+set -- $(counts)
+[ "${1:-}" = "$k1" ] && [ "${2:-}" = $((b1 + 1)) ] \
+    && ok "/metrics: the GET after a POST is counted as built" \
+    || notok "/metrics around the GET after a POST: kept $k1 -> ${1:-none}, built $b1 -> ${2:-none}"
 expect "after the second POST" "c1 c2 " "$JOBS" "$RUN"
 expect "after the second POST, active only" "c1 " "$WHERE"
 
