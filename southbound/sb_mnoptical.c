@@ -45,15 +45,19 @@
  * tell that from a refusal for another reason) is asked about
  * (sb_mno_probe()): the install again, then the removal again, so that
  * a rule it lost behind our back (restarted, /reset) is removed at
- * once and one it holds and will not remove stays on the record.  Such
+ * once and one it holds and will not remove stays on the record; when
+ * it refuses that install too (or it is not sent), nothing tells, and
+ * the rule stays on the record marked unknown (EPROTO).  Such
  * a rule can also be put back without a removal: SB_REINSTALL
  * (sb_driver.h reinstalls) sends its install again, which the emulator
  * takes as the rule it holds, or the rule again when it lost it.
  *
- * Errors: the emulator's HTML pages become one line (404: unknown node,
- * ENOENT, and a removal so answered leaves the record: the emulator
- * holds no rule on a node it does not know; 500: bad parameter,
- * EPROTO); transport errors as sb_http.h.
+ * Errors: the emulator's HTML pages become one line (404 whose page
+ * says "Unknown node": ENOENT, and a removal so answered leaves the
+ * record: the emulator holds no rule on a node it does not know; any
+ * other 404 -- a path it does not serve, a proxy's -- and 500, a bad
+ * parameter: EPROTO, the record as it was); transport errors as
+ * sb_http.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -192,8 +196,9 @@ enum sb_mno_held {
  * reconciliation's) can remove it.  A rule held UNKNOWN is shown as
  * any other: the emulator cannot be asked (no rule listing), and a
  * rule left off the record could never be removed but by /reset;
- * its mark makes the removal that settles it take the emulator's 500
- * for a rule it does not hold as done (sb_mno_remove_settles()).
+ * its mark tells read()'s callers, and a removal settles it once the
+ * emulator answers for the rule: done, or its install taken again
+ * (sb_mno_probe()).
  * Allocates nothing: the batch reserved room for every rule it may
  * leave (sb_mno_reserve()), so that a rule sent is never left off the
  * record for want of memory. */
@@ -222,30 +227,13 @@ sb_mno_refused_as_not_held(int ret, long status)
     return ret == EPROTO && status == 500;
 }
 
-/* Whether the emulator's answer to the removal of 'r' ('ret', with the
- * HTTP 'status') is done.  For a rule whose presence is unknown, the
- * emulator's refusal of a rule it does not hold is the answer sought:
- * the rule is not there, and the removal is done; were it taken as a
- * refusal the rule could never leave the record (each DELETE refused
- * again) but by /reset.  For a rule the record holds as installed it
- * stays a refusal, and marks the rule unknown (the emulator may have
- * lost it: sb_mnoptical_apply_locked()), so that the next removal
- * settles it.  The parameters are the ones its install was sent with,
- * so a 500 says nothing else of them.  Until 2026-12-07 any EPROTO
- * (another status too) settled an unknown rule.  Asked only once the
- * emulator refused the install sent to ask too (sb_mno_probe()): when
- * it accepts that install, the removal sent again answers instead. */
-static bool
-sb_mno_remove_settles(const struct sb_mno_rule *r, int ret, long status)
-{
-    return !ret || (r->unknown && sb_mno_refused_as_not_held(ret, status));
-}
-
 /* What a removal refused with the emulator's 500 turned out to be
  * (sb_mno_probe()). */
 enum sb_mno_probe {
     SB_MNO_PROBE_REFUSED,     /* the install again was refused too: the
                                * 500 stays ambiguous */
+    SB_MNO_PROBE_ASK_UNSENT,  /* the install again did not reach it:
+                               * ambiguous too */
     SB_MNO_PROBE_REMOVED,     /* it holds the rule now, and the removal
                                * sent again was done */
     SB_MNO_PROBE_HELD,        /* it holds the rule, and refused the
@@ -268,8 +256,9 @@ enum sb_mno_probe {
  * removed; the removal's error when held, EPROTO for its 404;
  * ETIMEDOUT when lost; the removal's when it did not reach the
  * emulator (sb_local(), or sb_unanswered() but ETIMEDOUT); as it
- * was when the install was refused), err[] its line but after a
- * refused install (the first removal's line stands).  Until
+ * was when the install was refused or did not reach it), err[] its
+ * line but then (the first removal's line stands, and the caller
+ * keeps the rule, marked unknown).  Until
  * 2026-12-07 the 500 alone was judged: a rule the emulator held and
  * whose removal it refused twice left the record, the rule on the
  * node for good. */
@@ -286,6 +275,8 @@ sb_mno_probe(struct sb_mnoptical *d, const struct sb_mno_rule *r, int *ret,
                        d->config.name, r->mc.name, e2);
         return SB_MNO_PROBE_LOST;
     }
+    if (sb_local(rc) || sb_unanswered(rc))
+        return SB_MNO_PROBE_ASK_UNSENT;
     if (rc)
         return SB_MNO_PROBE_REFUSED;
     rc = sb_mno_connect(d, r, false, err, errlen);
@@ -421,9 +412,6 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         if (!steps[done].install && sb_mno_refused_as_not_held(ret, status))
             probe = sb_mno_probe(d, &steps[done].r, &ret, err, errlen);
         probed = probe;
-        if (!steps[done].install && probe == SB_MNO_PROBE_REFUSED
-            && sb_mno_remove_settles(&steps[done].r, ret, status))
-            ret = 0;
         /* A 404 is ENOENT (unknown node), which sb_parallel would take
          * for a removal of what is gone: a re-install so refused is
          * not done. */
@@ -461,7 +449,8 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
             }
         }
         /* A 404 (unknown node) to a removal: the emulator does not
-         * know the node at all, so it holds no rule there.  ENOENT is
+         * know the node at all, so it holds no rule there.  (A 404
+         * whose page names no unknown node is EPROTO: sb_mno_get().)  ENOENT is
          * a removal of what is gone to sb_parallel and lr_ctl's
          * release, and the record agrees: the rule leaves it.  Until
          * 2026-12-07 the record kept it, and every reconciliation after
@@ -496,8 +485,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
         }
         /* A removal whose answer was lost may have been done: the rule
          * stays on the record, as the failed batch leaves it, marked
-         * unknown so that a DELETE again is taken as done when the
-         * emulator no longer holds it (sb_mno_remove_settles()). */
+         * unknown: a DELETE again is done when the emulator no longer
+         * holds it (its 500, then the install and removal of
+         * sb_mno_probe()). */
         else if (ret == ETIMEDOUT) {
             sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
             lr_utf8_appendf(err, errlen, "; %s stays on this controller's "
@@ -506,26 +496,30 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             "not hold counts as done)",
                             steps[done].r.mc.name);
         }
-        /* A rule the record holds as installed whose removal the
-         * emulator refuses as it refuses a rule it does not hold, and
-         * whose install sent to ask (sb_mno_probe()) it refused too:
-         * it may have lost it (restarted, or the node was /reset), or
-         * it may refuse it for another reason, and neither answer
+        /* A rule on the record whose removal the emulator refuses as
+         * it refuses a rule it does not hold, and whose install sent
+         * to ask (sb_mno_probe()) it refused too, or that did not
+         * reach it: it may have lost the rule (restarted, or the node
+         * was /reset), or refuse it for another reason, and nothing
          * tells which.  Taken as done, a real refusal would leave the
-         * rule on the node off the record, for good; taken as a
-         * refusal, as until 2026-12-07, every DELETE was refused the
-         * same way and the job stayed releasing until lightraild
-         * restarted.  So it is marked unknown, the line says so, and
-         * the next removal settles it (sb_mno_remove_settles()). */
+         * rule on the node off the record, for good: until 2026-12-07
+         * a rule already marked unknown was so taken (its 500 settled
+         * it, the DELETE done).  So it is kept, marked unknown,
+         * EPROTO, and the line says so; a DELETE again settles it once
+         * the emulator takes the probe's install (removed either
+         * way). */
         else if (!steps[done].install
                  && sb_mno_refused_as_not_held(ret, status)) {
             sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
             lr_utf8_appendf(err, errlen, "; the emulator refused to remove "
                             "%s, as it does for a rule it does not hold "
-                            "(restarted or reset?), and the install sent "
-                            "to ask whether it holds it: kept on the "
+                            "(restarted or reset?), and %s: kept on the "
                             "record marked unknown: DELETE again to settle "
-                            "it", steps[done].r.mc.name);
+                            "it", steps[done].r.mc.name,
+                            probed == SB_MNO_PROBE_ASK_UNSENT
+                            ? "the install to send to ask whether it holds "
+                              "it did not reach it"
+                            : "the install sent to ask whether it holds it");
         }
         /* An undone install is a rule the record did not hold: its
          * removal refused is a refusal (the rule stays, held), and a
@@ -631,8 +625,8 @@ sb_mnoptical_read(struct sb_device *dev, struct sb_media_channel **out,
  * installed (a rollback or release the restart interrupted) was ENOENT
  * with nothing sent, the rule left on the emulator for good.  Adopted
  * rules are marked unknown: the emulator may have lost them (restarted
- * meanwhile), and a removal of an unknown rule counts the emulator's
- * 500 for one it does not hold as done (sb_mno_remove_settles()).  The
+ * meanwhile): a removal's 500 for one it does not hold is asked about
+ * (sb_mno_probe()), done once the emulator takes the install.  The
  * rules are made whole before the record changes: all or none. */
 static int
 sb_mnoptical_adopt(struct sb_device *dev, const struct sb_media_channel *mc,

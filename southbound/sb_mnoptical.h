@@ -69,9 +69,11 @@ void sb_mno_close(struct sb_mno *c);
 /* GET BASE/PATH?QUERY (QUERY already escaped, may be ""); 0 with the
  * 200 answer's body in *body (malloc'ed, the caller frees it; may be
  * NULL when not wanted), or: a transport error (sb_http.h), ENOENT for
- * 404 (the emulator's "unknown node"), EPROTO for any other status
- * (500: a bad or missing parameter, or a rule to remove that the
- * emulator does not hold), the HTML page turned into one line.  The
+ * a 404 whose page says "Unknown node" (the emulator's answer for a
+ * node it does not have), EPROTO for any other status (500: a bad or
+ * missing parameter, or a rule to remove that the emulator does not
+ * hold; a 404 naming no unknown node: a path it does not serve, or
+ * not the emulator), the HTML page turned into one line.  The
  * answer's status is left in c->status either way (0: none). */
 int sb_mno_get(struct sb_mno *c, const char *path, const char *query,
                char **body, char *err, size_t errlen);

@@ -187,13 +187,30 @@ sb_mno_get(struct sb_mno *c, const char *path, const char *query,
         return 0;
     }
     sb_mno_html_line(r.body, text, sizeof text);
+    /* Mininet-Optical's REST server (mnoptical/rest.py, on bottle)
+     * answers 404 "Unknown node: NAME" for a node it does not have, but
+     * 404 too for a path it does not serve (bottle's "Not found: PATH":
+     * a proxy, or another server on the port) and for a node without
+     * the handler ("No handler for node").  A rule it does not hold is
+     * its 500.  Only the first says the node is unknown: it is looked
+     * for in the whole page (the line is bounded, and bottle's page
+     * has its style sheet and the URL before the text). */
+    bool unknown_node = r.status == 404 && r.body
+                        && strstr(r.body, "Unknown node");
     free(r.body);
-    if (r.status == 404) {
+    if (unknown_node) {
         sb_errf(err, errlen, 0, "%s: the emulator does not know %s (HTTP "
                 "404: %s): check the node name and that Mininet-Optical "
                 "runs this topology", c->device, what,
                 text[0] ? text : "no text");
         return ENOENT;
+    }
+    if (r.status == 404) {
+        sb_errf(err, errlen, 0, "%s: the emulator refused %s (HTTP 404: "
+                "%s), a page that names no unknown node: check that %s is "
+                "Mininet-Optical's REST server, with no proxy in between",
+                c->device, what, text[0] ? text : "no text", c->base);
+        return EPROTO;
     }
     sb_errf(err, errlen, 0, "%s: the emulator refused %s (HTTP %ld: %s): a "
             "bad or missing parameter", c->device, what, r.status,

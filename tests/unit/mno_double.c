@@ -136,8 +136,12 @@ dbl_fault(struct evhttp_request *req)
         status = 500;
     snprintf(title, sizeof title, "%d %s", status,
              status == 500 ? "Internal Server Error"
-             : status == 503 ? "Service Unavailable" : "Injected");
-    dbl_html(req, status, title, "Unhandled exception: injected fault");
+             : status == 503 ? "Service Unavailable"
+             : status == 404 ? "Not Found" : "Injected");
+    /* A 404 as bottle pages a path it does not serve (a proxy, or
+     * another server on the port): no "Unknown node" in it. */
+    dbl_html(req, status, title, status == 404 ? "Not found: '/connect'"
+             : "Unhandled exception: injected fault");
 }
 
 static void
@@ -299,8 +303,12 @@ dbl_on_request(struct evhttp_request *req, void *arg)
             dbl_html(req, 404, "404 Not Found", "Unknown node");
     } else if (!strcmp(path, "/monitor")) {
         const char *m = evhttp_find_header(&q, "monitor");
-        if (!m || (strcmp(m, "t1-monitor") && strcmp(m, "t2-monitor")))
-            dbl_html(req, 404, "404 Not Found", "Unknown monitor");
+        /* mnoptical/rest.py looks the monitor up as a node. */
+        if (!m || (strcmp(m, "t1-monitor") && strcmp(m, "t2-monitor"))) {
+            char page[96];
+            snprintf(page, sizeof page, "Unknown node: %.64s", m ? m : "");
+            dbl_html(req, 404, "404 Not Found", page);
+        }
         else if (!dbl.tuned[0] || dbl.tuned[0] != dbl.tuned[1])
             dbl_text(req, "application/json", "{\"osnr\": {}}");
         else {

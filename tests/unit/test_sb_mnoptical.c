@@ -835,7 +835,7 @@ test_gosnr(void)
     lp.monitor = "t3-monitor";
     CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
                     ENOENT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Unknown monitor"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Unknown node: t3-monitor"));
 }
 
 /* The lenient parser: Infinity as Mininet-Optical writes it. */
@@ -1607,6 +1607,103 @@ test_lost_by_emulator(void)
     k->close(r2);
 }
 
+/* A rule the record marks unknown, which the emulator holds, whose
+ * removal it refuses with its 500 and whose install sent to ask
+ * (sb_mno_probe()) it refuses too, or that install not sent (out of
+ * memory for its node name): nothing tells whether it holds the rule.
+ * Until 2026-12-07 the 500 settled a rule so marked: it left the
+ * record, the DELETE was done, and the rule stayed on the node, seen by
+ * neither read() nor reconciliation.  Now it is kept, marked unknown,
+ * EPROTO, and a DELETE once the emulator takes requests removes it. */
+static void
+test_unknown_refused_twice(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[1024];
+    int ret;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch, SB_ADD, "kr/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_DELETE, "kr/lp0", "", "", 0, 0);
+    /* Held, both refused: marked unknown (test_lost_by_emulator). */
+    atomic_store(&dbl.refuse_removes, 1);
+    atomic_store(&dbl.fail_connect, 2);
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), EPROTO);
+    CU_ASSERT(record_is(r2, "kr/lp0?"));
+    for (int unsent = 0; unsent < 2; unsent++) {
+        atomic_store(&dbl.refuse_removes, 1);
+        if (unsent)
+            atomic_store(&escape_fail_at, 2);
+        else
+            atomic_store(&dbl.fail_connect, 2);
+        dbl.n_calls = 0;
+        ret = k->apply(r2, &ch, 1, err, sizeof err);
+        atomic_store(&escape_fail_at, 0);
+        atomic_store(&dbl.fail_connect, 0);
+        if (ret != EPROTO)
+            fprintf(stderr, "a marked rule held, both refused (%s): %d: "
+                    "%s\n", unsent ? "install unsent" : "install refused",
+                    ret, err);
+        CU_ASSERT_EQUAL(ret, EPROTO);
+        CU_ASSERT_EQUAL(dbl.n_calls, unsent ? 1 : 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "kept on the record marked "
+                                           "unknown"));
+        CU_ASSERT_EQUAL(dbl.n_rules, 1);
+        CU_ASSERT(record_is(r2, "kr/lp0?"));
+    }
+    /* The emulator takes requests again: removed. */
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT(record_is(r2, ""));
+    k->close(r2);
+}
+
+/* A 404 whose page names no unknown node: Mininet-Optical's REST server
+ * (bottle) answers "Unknown node: NAME" for a node it does not have, and
+ * a page of its own for a path it does not serve ("Not found: PATH"; a
+ * proxy, or another server on the port), or "No handler for node".
+ * Only the first says the node holds no rule; until 2026-12-07 any 404
+ * to a removal took the rule off the record (ENOENT, done), the rule
+ * left on the node unseen.  Now it is a refusal (EPROTO), the rule kept
+ * as it was, and the line says the page names no unknown node. */
+static void
+test_remove_404_not_node(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[1024];
+    int ret;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *r2 = open_dev("r2", "", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(r2 != NULL);
+    change(&ch, SB_ADD, "nf/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_DELETE, "nf/lp0", "", "", 0, 0);
+    atomic_store(&dbl.fail_status, 404);
+    atomic_store(&dbl.fail_connect, 1);
+    dbl.n_calls = 0;
+    ret = k->apply(r2, &ch, 1, err, sizeof err);
+    atomic_store(&dbl.fail_status, 0);
+    if (ret != EPROTO)
+        fprintf(stderr, "a 404 naming no node to a removal: %d: %s\n", ret,
+                err);
+    CU_ASSERT_EQUAL(ret, EPROTO);
+    CU_ASSERT_EQUAL(dbl.n_calls, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 404: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Not found: '/connect'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "names no unknown node"));
+    CU_ASSERT_PTR_NULL(strstr(err, "leaves this controller's record"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 1);
+    CU_ASSERT(record_is(r2, "nf/lp0"));
+    CU_ASSERT_EQUAL(k->apply(r2, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT(record_is(r2, ""));
+    k->close(r2);
+}
+
 static CU_TestInfo tests[] = {
     { "flexgrid -> 50 GHz channels", test_map },
     { "open refusals", test_open_refusals },
@@ -1651,6 +1748,10 @@ static CU_TestInfo tests[] = {
       test_refused_removal_held },
     { "a 404 to a removal: the rule leaves the record too",
       test_remove_unknown_node },
+    { "a marked rule held, its removal and install refused: kept",
+      test_unknown_refused_twice },
+    { "a 404 naming no unknown node to a removal: the rule kept",
+      test_remove_404_not_node },
     { "a late answer: ETIMEDOUT", test_timeout },
     CU_TEST_INFO_NULL,
 };
