@@ -600,11 +600,14 @@ int lr_ctl_reconcile_begin(struct lr_ctl *, bool repair,
                            struct lr_ctl_op **op, char *err, size_t errlen);
 
 /* Ends a reconciliation's op (after lr_ctl_op_run) and frees it: the
- * report and the drift as lr_ctl_reconcile() gives them, the counters.
- * lr_ctl_op_end() on such an op ends it too, dropping the report. */
+ * report and the drift as lr_ctl_reconcile() gives them, the counters;
+ * '*reinstalled' (NULL: not wanted) the channels installed again of
+ * lr_ctl_reconcile_set_reinstall() (with a dry run those that would
+ * be), -1 when it was not asked.  lr_ctl_op_end() on such an op ends
+ * it too, dropping the report. */
 int lr_ctl_reconcile_end(struct lr_ctl *, struct lr_ctl_op *op,
-                         char **report, int *drift, char *err,
-                         size_t errlen);
+                         char **report, int *drift, int *reinstalled,
+                         char *err, size_t errlen);
 
 /* Asks the reconciliation of 'op' (lr_ctl_reconcile_begin(), before
  * lr_ctl_op_run) to install again every channel of an active job that

@@ -78,6 +78,8 @@ struct lr_ctl_recon {
     int drift;
     int reinstalled;                  /* recon_fresh() channels applied,
                                        * and recon_again() ones */
+    int would_reinstall;              /* recon_again() ones a dry run
+                                       * would send */
 };
 
 void
@@ -307,11 +309,12 @@ static void
 recon_say_again(struct lr_ctl_recon *r, const struct recon_line *l,
                 const struct sb_par_item *it, int rc)
 {
-    if (!r->repair)
+    if (!r->repair) {
+        r->would_reinstall++;
         lr_ctl_say(&r->report, &r->len, "%s: on its driver's record, not "
                    "read from the ROADM: would be installed again",
                    l->text);
-    else if (it && !rc) {
+    } else if (it && !rc) {
         r->reinstalled++;
         lr_ctl_say(&r->report, &r->len, "%s: re-installed (its driver's "
                    "record is no read of the ROADM)", l->text);
@@ -337,6 +340,7 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
     r->len = 0;
     r->drift = 0;
     r->reinstalled = 0;
+    r->would_reinstall = 0;
     op->rc = 0;
     op->err[0] = '\0';
     sb_apply_parallel(r->rd, r->n_nodes);
@@ -687,9 +691,13 @@ lr_ctl_end_reconcile(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
 
 int
 lr_ctl_reconcile_end(struct lr_ctl *c, struct lr_ctl_op *op, char **report,
-                     int *drift, char *err, size_t errlen)
+                     int *drift, int *reinstalled, char *err, size_t errlen)
 {
     int rc;
+    if (reinstalled)
+        *reinstalled = !op->recon || !op->recon->reinstall ? -1
+                       : op->recon->repair ? op->recon->reinstalled
+                                           : op->recon->would_reinstall;
     lr_ctl_op_unlend(c, op);
     lr_ctl_devs_fold(c, op);
     rc = op->recon ? lr_ctl_end_reconcile(c, op, report, drift, err, errlen)
@@ -733,7 +741,7 @@ reconcile_now(struct lr_ctl *c, bool repair, bool at_start, bool reinstall,
     op->recon->at_start = at_start;
     op->recon->reinstall = reinstall;
     lr_ctl_op_run(op);
-    return lr_ctl_reconcile_end(c, op, report, drift, err, errlen);
+    return lr_ctl_reconcile_end(c, op, report, drift, NULL, err, errlen);
 }
 
 int

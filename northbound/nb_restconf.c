@@ -1458,24 +1458,25 @@ cleanup:
 
 /* The answer to a reconciliation (lr_ctl_reconcile_end's result):
  * lightrail-job's reconcile output, one 'difference' per line of the
- * report.  A device that could not be read or repaired is a 500, whose
+ * report, 'reinstalled' when the input asked for it (>= 0).  A device that could not be read or repaired is a 500, whose
  * error-info still carries the output (repaired false): what the other
  * devices differed in, and what was done there, must not be lost.
  * Takes 'report'. */
 static void
 answer_reconcile(struct nb_app *app, struct nb_response *resp, int rc,
-                 bool repair, char *report, int drift, const char *err)
+                 bool repair, char *report, int drift, int reinstalled,
+                 const char *err)
 {
     char *out = NULL, perr[512];
     if (rc) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         if (report && *report
-            && !lr_yang_reconcile_to_json(app->ly, drift, false, report,
-                                          &out, perr, sizeof perr))
+            && !lr_yang_reconcile_to_json(app->ly, drift, false, reinstalled,
+                                          report, &out, perr, sizeof perr))
             nb_error_info(resp, out);
         free(out);
-    } else if (lr_yang_reconcile_to_json(app->ly, drift, repair, report, &out,
-                                       perr, sizeof perr))
+    } else if (lr_yang_reconcile_to_json(app->ly, drift, repair, reinstalled,
+                                         report, &out, perr, sizeof perr))
         nb_error(resp, 500, "operation-failed", NULL, "%s", perr);
     else
         json_reply(resp, 200, out);
@@ -1511,15 +1512,16 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
     struct recon_work *w = cookie;
     struct nb_response resp = { .status = 0 };
     char *report = NULL, err[512];
-    int drift = 0;
-    int rc = lr_ctl_reconcile_end(w->app->ctl, op, &report, &drift, err,
-                                  sizeof err);
+    int drift = 0, reinstalled = -1;
+    int rc = lr_ctl_reconcile_end(w->app->ctl, op, &report, &drift,
+                                  &reinstalled, err, sizeof err);
     if (!w->pending) {
         periodic_ended(w->app, rc, report, drift, err);
         free(w);
         return;
     }
-    answer_reconcile(w->app, &resp, rc, w->repair, report, drift, err);
+    answer_reconcile(w->app, &resp, rc, w->repair, report, drift,
+                     reinstalled, err);
     nb_pending_reply(w->pending, &resp);
     free(w);
 }
@@ -1594,8 +1596,10 @@ h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
     }
     free(w);
     lr_ctl_op_run(op);
-    rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, err, sizeof err);
-    answer_reconcile(app, resp, rc, repair, report, drift, err);
+    int reinstalled = -1;
+    rc = lr_ctl_reconcile_end(app->ctl, op, &report, &drift, &reinstalled,
+                              err, sizeof err);
+    answer_reconcile(app, resp, rc, repair, report, drift, reinstalled, err);
 }
 
 int

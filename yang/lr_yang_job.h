@@ -455,11 +455,14 @@ int lr_yang_parse_no_input(struct ly_ctx *, const char *module,
                            size_t msglen);
 
 /* Prints reconcile's output {"lightrail-job:output":{...}}: the count,
- * whether it repaired, and one 'difference' per line of 'report' (NULL:
- * none).  The caller frees '*out' with free(). */
+ * whether it repaired, 'reinstalled' (the channels installed again of
+ * the input's reinstall; negative: the leaf left out, reinstall not
+ * asked) and one 'difference' per line of 'report' (NULL: none).  The
+ * caller frees '*out' with free(). */
 int lr_yang_reconcile_to_json(struct ly_ctx *, int differences,
-                              bool repaired, const char *report, char **out,
-                              char *err, size_t errlen);
+                              bool repaired, int reinstalled,
+                              const char *report, char **out, char *err,
+                              size_t errlen);
 
 /* ---- Inventory (lightrail-compute) ---- */
 

@@ -249,8 +249,8 @@ lr_yang_parse_no_input(struct ly_ctx *ctx, const char *module,
 
 int
 lr_yang_reconcile_to_json(struct ly_ctx *ctx, int differences, bool repaired,
-                          const char *report, char **out, char *err,
-                          size_t errlen)
+                          int reinstalled, const char *report, char **out,
+                          char *err, size_t errlen)
 {
     const struct lys_module *mod;
     struct lyd_node *op = NULL;
@@ -269,6 +269,10 @@ lr_yang_reconcile_to_json(struct ly_ctx *ctx, int differences, bool repaired,
         rc = lyd_new_term(op, mod, "differences", num, 1, NULL);
     if (!rc)
         rc = lr_yang_term_bool(op, mod, "repaired", repaired, true);
+    if (!rc && reinstalled >= 0) {
+        snprintf(num, sizeof num, "%d", reinstalled);
+        rc = lyd_new_term(op, mod, "reinstalled", num, 1, NULL);
+    }
     /* One entry per line of the report. */
     for (const char *p = report; !rc && p && *p;) {
         const char *nl = strchr(p, '\n');

@@ -12,7 +12,9 @@
 #   - rules the emulator lost (each ROADM /reset): the DELETE is done
 #     (the driver asks the emulator), the job gone;
 #   - rules the emulator lost are put back by `lightrail reconcile
-#     --reinstall` (--dry-run sends nothing), no drift, held once;
+#     --reinstall` (--dry-run sends nothing), no drift, held once; the
+#     output's count of them (reinstalled) on the summary line and in
+#     --format json;
 #   - a job admitted at 17 dB keeps gosnr 17 on each lightpath; restarted
 #     with 8QAM at 18 dB, both are said below it (log, GET), kept as
 #     stored; the start installs its channels again (the driver's
@@ -123,13 +125,22 @@ rc=$?
 rec --reinstall --dry-run > "$tmp/out" 2>&1
 rc=$?
 [ $rc = 0 ] && [ "$(grep -c "of job lost: on its driver's record, not read from the ROADM: would be installed again$" "$tmp/out")" = 6 ] \
+    && grep -q '^0 difference(s), 6 to re-install$' "$tmp/out" \
     && [ "$(rules)" = 200 ] && grep -q '^{}$' "$tmp/rules" \
     && ok "reconcile --reinstall --dry-run says the 6 rules, sends nothing" \
     || notok "reconcile --reinstall --dry-run: exit $rc, $(cat "$tmp/out"), /rules $(cat "$tmp/rules")"
+rec --reinstall --format json > "$tmp/json" 2>&1
+rc=$?
+again=$(metric lightrail_reconcile_reinstalled_total)
+[ $rc = 0 ] && grep -q '"reinstalled": *6' "$tmp/json" \
+    && [ "$again" = $((again0 + 6)) ] \
+    && ok "reconcile --reinstall --format json counts the 6 rules (reinstalled)" \
+    || notok "reconcile --reinstall --format json: exit $rc, re-installed $again0 -> $again, $(cat "$tmp/json")"
+again0=$again
 rec --reinstall > "$tmp/out" 2>&1
 rc=$?
 again=$(metric lightrail_reconcile_reinstalled_total)
-[ $rc = 0 ] && grep -q '^0 difference(s)$' "$tmp/out" \
+[ $rc = 0 ] && grep -q '^0 difference(s), 6 re-installed$' "$tmp/out" \
     && [ "$(grep -c "of job lost: re-installed (its driver's record is no read of the ROADM)$" "$tmp/out")" = 6 ] \
     && [ "$(rules)" = 500 ] && [ "$again" = $((again0 + 6)) ] \
     && ok "reconcile --reinstall puts the 6 lost rules back, no drift: $(sed -n 2p "$tmp/out")" \

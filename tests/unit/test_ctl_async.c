@@ -342,7 +342,7 @@ test_reconcile_steps(void)
     lr_ctl_op_run(op);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, jop, &job, err, sizeof err), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_ACTIVE);
-    CU_ASSERT_EQUAL(lr_ctl_reconcile_end(c, op, &rep, &drift, err,
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_end(c, op, &rep, &drift, NULL, err,
                                          sizeof err), 0);
     CU_ASSERT_EQUAL(drift, sync_drift);
     CU_ASSERT_STRING_EQUAL(rep, sync_rep);       /* r2 not judged */
@@ -362,7 +362,7 @@ test_reconcile_steps(void)
     lr_ctl_op_run(jop);
     lr_ctl_op_run(op);
     CU_ASSERT_EQUAL(lr_ctl_op_end(c, jop, NULL, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(lr_ctl_reconcile_end(c, op, &rep, &drift, err,
+    CU_ASSERT_EQUAL(lr_ctl_reconcile_end(c, op, &rep, &drift, NULL, err,
                                          sizeof err), 0);
     CU_ASSERT_EQUAL(drift, 2);
     CU_ASSERT_PTR_NULL(strstr(rep, "r2/"));

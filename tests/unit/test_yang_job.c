@@ -2403,7 +2403,7 @@ test_jobs_utf8(void)
 
     /* reconcile's output: a channel name a ROADM sent in Latin-1. */
     char *out = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 1, false,
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 1, false, -1,
                                                     "r1: channel \xe9t\xe9 "
                                                     "is not in the store\n",
                                                     &out, err, sizeof err),
@@ -2520,8 +2520,9 @@ test_reconcile_output(void)
     const char *report = "r1: channel a/lp1 (n=2 m=4) is not in the store: "
                          "removed\ndata plane: pair x of job j is missing\n"
                          "data plane: pair x of job j is missing\n";
-    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 3, true, report,
-                                                    &out, err, sizeof err),
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 3, true, -1,
+                                                    report, &out, err,
+                                                    sizeof err),
                           0);
     CU_ASSERT_EQUAL(strncmp(out, "{\"lightrail-job:output\":", 24), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"differences\":3"));
@@ -2532,11 +2533,19 @@ test_reconcile_output(void)
                                   "is missing\",\"data plane: pair x of job "
                                   "j is missing\"]"));
     free(out);
-    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 0, false, NULL,
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 0, false, -1, NULL,
                                                     &out, err, sizeof err),
                           0);
     CU_ASSERT_STRING_EQUAL(out, "{\"lightrail-job:output\":{\"differences\":0,"
                                 "\"repaired\":false}}");
+    free(out);
+    /* With the input's reinstall: its count, a uint32 (RFC 7951: a
+     * number), not in the differences. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_reconcile_to_json(ctx, 0, true, 6, NULL,
+                                                    &out, err, sizeof err),
+                          0);
+    CU_ASSERT_STRING_EQUAL(out, "{\"lightrail-job:output\":{\"differences\":0,"
+                                "\"repaired\":true,\"reinstalled\":6}}");
     free(out);
 }
 

@@ -257,7 +257,9 @@ client_usage(FILE *f, enum client_cmd c)
 "  --reinstall         also install again every active job's channel on\n"
 "                      the ROADMs whose driver's read is its own record\n"
 "                      (mnoptical), which cannot show a rule the emulator\n"
-"                      lost (restarted, /reset): one line each, no drift\n"
+"                      lost (restarted, /reset): one line each, no drift,\n"
+"                      counted on the first line (\"6 re-installed\"; with\n"
+"                      --dry-run \"6 to re-install\")\n"
 "\n"
 "exit status (besides those below): 0 the devices agree with the store,\n"
 "or every difference was repaired; 3 --dry-run found drift; 1 the\n"
@@ -1979,11 +1981,27 @@ cleanup:
     return rc;
 }
 
+/* The summary line of reconcile's output 'out': the count of
+ * differences, whether repaired, and with the input's reinstall how
+ * many channels were installed again (a daemon before the output's
+ * 'reinstalled' leaves it out, and the line with it). */
+static void
+reconcile_summary(json_object *out, bool dry_run)
+{
+    long drift = jlong(out, "differences");
+    printf("%ld difference(s)%s", drift,
+           drift && jtrue(out, "repaired") ? ", repaired" : "");
+    if (jget(out, "reinstalled"))
+        printf(", %ld %s", jlong(out, "reinstalled"),
+               dry_run ? "to re-install" : "re-installed");
+    printf("\n");
+}
+
 /* POST the reconcile operation (its input's dry-run and reinstall,
  * written only when given, so that an older daemon still takes a plain
  * reconcile); the answer is
- * lightrail-job's output: the count, whether it repaired, one line per
- * difference. */
+ * lightrail-job's output: the count, whether it repaired, with
+ * reinstall how many were installed again, one line per difference. */
 static int
 client_reconcile(const struct client_opts *o)
 {
@@ -2010,7 +2028,7 @@ client_reconcile(const struct client_opts *o)
         if (out && o->json)
             print_json(info);
         else if (out) {
-            printf("%ld difference(s)\n", jlong(out, "differences"));
+            reconcile_summary(out, o->dry_run);
             for (size_t i = 0; i < jlen(lines); i++)
                 printf("%s\n", json_object_get_string(jidx(lines, i)));
         }
@@ -2029,8 +2047,7 @@ client_reconcile(const struct client_opts *o)
     if (o->json) {
         print_json(top);
     } else {
-        printf("%ld difference(s)%s\n", drift,
-               drift && jtrue(out, "repaired") ? ", repaired" : "");
+        reconcile_summary(out, o->dry_run);
         for (size_t i = 0; i < jlen(lines); i++)
             printf("%s\n", json_object_get_string(jidx(lines, i)));
     }
