@@ -156,4 +156,84 @@ $LIGHTRAIL reconcile --help | grep -q '^usage: lightrail reconcile \[--dry-run\]
 
 stop_daemon
 check_store "lightrail-check: store and devices agree"
+
+# A fake lightraild older than the input 'reinstall' (lightrail-job
+# before 2026-12-07) on 127.0.0.1, plain HTTP, stopped by its PID: a
+# plain reconcile is answered; one with reinstall gets the 400 such a
+# daemon gives a member its input does not have (error-tag
+# invalid-value, error-path the operation's node, libyang's sentence),
+# or with ARG "leaf" a 400 of another path (a value refused), which is
+# no sign of an older daemon.  --reinstall against the first says the
+# daemon is older and exits 7, as `lightrail devices` does; the second
+# is reported as any 400 (until 2026-12-07 both were, the first as
+# 'Node "reinstall" not found as a child of "reconcile" node').
+cat > "$tmp/fake_old.py" <<'PY'
+import http.server, json, sys
+mode, port_file = sys.argv[1], sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n).decode() if n else ""
+        if "reinstall" not in body:
+            code, out = 200, {"lightrail-job:output": {
+                "differences": 0, "repaired": False}}
+        else:
+            path = "/lightrail-job:reconcile"
+            msg = 'Node "reinstall" not found as a child of "reconcile" node.'
+            if mode == "leaf":
+                path += "/dry-run"
+                msg = 'invalid value "x"'
+            code, out = 400, {"ietf-restconf:errors": {"error": [{
+                "error-type": "protocol", "error-tag": "invalid-value",
+                "error-path": path, "error-message": msg}]}}
+        data = json.dumps(out).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/yang-data+json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(s.server_address[1]))
+import os
+os.rename(port_file + ".tmp", port_file)
+s.serve_forever()
+PY
+# fake_reconcile MODE [ARGS...]: `lightrail reconcile ARGS` against the
+# fake; sets RC, $tmp/out, $tmp/err and FAKE (its URL).
+fake_reconcile() {
+    mode=$1
+    shift
+    rm -f "$tmp/fake.port"
+    python3 "$tmp/fake_old.py" "$mode" "$tmp/fake.port" &
+    FPID=$!
+    await_file "$tmp/fake.port" $FPID /dev/null fake-lightraild \
+        || { kill $FPID 2>/dev/null; RC=; notok "the fake lightraild ($mode) did not start"; return; }
+    FAKE=http://127.0.0.1:$(cat "$tmp/fake.port")
+    $LIGHTRAIL reconcile --server "$FAKE" --token "$TOKEN" "$@" \
+        > "$tmp/out" 2> "$tmp/err"
+    RC=$?
+    kill $FPID 2>/dev/null
+    wait $FPID 2>/dev/null
+}
+if command -v python3 > /dev/null; then
+    fake_reconcile old
+    [ "$RC" = 0 ] && grep -qx '0 difference(s)' "$tmp/out" \
+        && ok "a plain reconcile against a lightraild before reinstall: no count on its line" \
+        || notok "plain reconcile against an old lightraild: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_reconcile old --reinstall
+    [ "$RC" = 7 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] \
+        && grep -qx "lightrail reconcile: lightraild at $FAKE is older than --reinstall (its reconcile has no input 'reinstall', which came with lightrail-job 2026-12-07): upgrade it, or reconcile without --reinstall (a restart of lightraild installs an active job's channels again)" "$tmp/err" \
+        && ok "reconcile --reinstall against a lightraild before it: exit 7, says so" \
+        || notok "reconcile --reinstall against an old lightraild: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_reconcile leaf --reinstall
+    [ "$RC" = 2 ] && grep -q "400: /lightrail-job:reconcile/dry-run: invalid value" "$tmp/err" \
+        && ! grep -q "older" "$tmp/err" \
+        && ok "reconcile --reinstall, a 400 of another path: reported as any, not called older" \
+        || notok "reconcile --reinstall, a 400 of a leaf: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+else
+    echo "skip: python3 not installed: no fake older lightraild"
+fi
 lr_summary

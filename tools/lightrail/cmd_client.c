@@ -66,6 +66,9 @@
 #define YLIB_PATH "/restconf/data/ietf-yang-library:yang-library"
 /* The first revision of lightrail-state with the device list. */
 #define STATE_DEVICES_REVISION "2026-12-06"
+/* lightrail-job's revision that brought reconcile's input reinstall. */
+#define JOB_REINSTALL_REVISION "2026-12-07"
+#define RECONCILE_NODE "/lightrail-job:reconcile"
 #define YANG_JSON "application/yang-data+json"
 /* Slots per row of a spectrum map: 100 slots of 12.5 GHz = 1.25 THz. */
 #define MAP_WIDTH 100
@@ -264,7 +267,9 @@ client_usage(FILE *f, enum client_cmd c)
 "exit status (besides those below): 0 the devices agree with the store,\n"
 "or every difference was repaired; 3 --dry-run found drift; 1 the\n"
 "daemon could not read or repair a device (its message says which; the\n"
-"lines of the other devices, and what was done there, still follow).\n");
+"lines of the other devices, and what was done there, still follow);\n"
+"7 --reinstall and lightraild is older than it (lightrail-job before\n"
+"2026-12-07: its reconcile refuses the input): upgrade it.\n");
     else if (c == C_DEVICES)
         fprintf(f,
 "usage: lightrail devices [NAME] [OPTIONS]\n"
@@ -1997,6 +2002,29 @@ reconcile_summary(json_object *out, bool dry_run)
     printf("\n");
 }
 
+/* Whether 'r', the answer to a reconcile whose input had reinstall,
+ * is how a lightraild older than that input refuses it: 400 with
+ * error-tag invalid-value and error-path the operation's node itself
+ * (libyang's path of a member its schema does not have; a value of a
+ * leaf it has is that leaf's path).  The input sent has dry-run, which
+ * came with the operation, and reinstall: the member unknown is
+ * reinstall.  The message is libyang's sentence, not matched. */
+static bool
+reconcile_refused_as_older(const struct client_reply *r)
+{
+    if (r->status != 400 || !r->body)
+        return false;
+    json_object *top = json_tokener_parse(r->body);
+    json_object *list = jget(jget(top, "ietf-restconf:errors"), "error");
+    bool older = jlen(list) == 1
+                 && !strcmp(jstr(jidx(list, 0), "error-tag", ""),
+                            "invalid-value")
+                 && !strcmp(jstr(jidx(list, 0), "error-path", ""),
+                            RECONCILE_NODE);
+    json_object_put(top);
+    return older;
+}
+
 /* POST the reconcile operation (its input's dry-run and reinstall,
  * written only when given, so that an older daemon still takes a plain
  * reconcile); the answer is
@@ -2013,8 +2041,25 @@ client_reconcile(const struct client_opts *o)
              o->dry_run && o->reinstall ? "," : "",
              o->reinstall ? "\"reinstall\":true" : "");
     bool given = o->dry_run || o->reinstall;
-    int rc = client_call(o, "POST", RECONCILE_PATH, given ? in : NULL,
-                         given ? strlen(in) : 0, &r);
+    /* With reinstall the refusal is judged before it is printed: an
+     * older daemon's is said as such (until 2026-12-07 its 400 was
+     * printed as it came, 'Node "reinstall" not found ...'). */
+    int rc = client_request(o, "POST", RECONCILE_PATH, given ? in : NULL,
+                            given ? strlen(in) : 0, &r, !o->reinstall);
+    if (rc && o->reinstall) {
+        if (reconcile_refused_as_older(&r)) {
+            lr_cli_err(o->cmd, "lightraild at %s is older than --reinstall "
+                       "(its reconcile has no input 'reinstall', which came "
+                       "with lightrail-job %s): upgrade it, or reconcile "
+                       "without --reinstall (a restart of lightraild "
+                       "installs an active job's channels again)",
+                       o->server, JOB_REINSTALL_REVISION);
+            rc = LR_EXIT_TOO_OLD;
+            goto cleanup;
+        }
+        if (r.status)
+            client_report(o, &r);
+    }
     top = r.body ? json_tokener_parse(r.body) : NULL;
     if (rc) {
         /* A device that could not be read or repaired: the error is
