@@ -175,6 +175,14 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("Node \"dry_r
     "$tmp/bad-body" > /dev/null \
     && ok "a misspelt input member's refusal names the one meant" \
     || notok "misspelt input member: $(cat "$tmp/bad-body")"
+# A member the input does not have is refused with error-tag
+# invalid-value and error-path the operation's node: how `lightrail
+# reconcile --reinstall` tells a lightraild older than that input
+# (tests/cli/reconcile.sh), so it must stay so.
+jq -e '."ietf-restconf:errors".error[0] | ."error-tag" == "invalid-value" and ."error-path" == "/lightrail-job:reconcile"' \
+    "$tmp/bad-body" > /dev/null \
+    && ok "an input member not in the schema: invalid-value at /lightrail-job:reconcile" \
+    || notok "input member not in the schema: $(cat "$tmp/bad-body")"
 
 # Where a generic client starts (RFC 8040 3.1, 3.3, section 10): the
 # root's discovery, the API resource, its operations and version, and
