@@ -273,6 +273,7 @@ struct fk_conn {
     int fd;
     int index;            /* 0 for the first connection accepted */
     int note;             /* write end of the pipe to the test */
+    int go;               /* read end of the pipe from the test */
 };
 
 /* What a fake agent does with each connection; it returns when done
@@ -283,6 +284,7 @@ struct fake {
     pid_t pid;
     int port;
     int note;             /* read end of the pipe from the agent */
+    int go;               /* write end of the pipe to the agent */
 };
 
 static struct lr_layer fk_layers[LR_MODEL_MAX_LAYERS];
@@ -373,14 +375,14 @@ fk_wait_note(struct fake *f)
 static bool
 fk_start(struct fake *f, fk_script *script, int conns)
 {
-    int pfd[2];
+    int pfd[2], gfd[2];
     int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in sa = { .sin_family = AF_INET,
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t sl = sizeof sa;
     if (ls < 0 || bind(ls, (struct sockaddr *) &sa, sizeof sa)
         || listen(ls, 8) || getsockname(ls, (struct sockaddr *) &sa, &sl)
-        || pipe(pfd)) {
+        || pipe(pfd) || pipe(gfd)) {
         perror("fake agent");
         return false;
     }
@@ -395,6 +397,7 @@ fk_start(struct fake *f, fk_script *script, int conns)
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
             _exit(3);
         close(pfd[0]);
+        close(gfd[1]);
         signal(SIGPIPE, SIG_IGN);
         char err[512];
         SSL_CTX *ctx = lr_agent_tls_ctx(TLS_server_method(),
@@ -407,7 +410,8 @@ fk_start(struct fake *f, fk_script *script, int conns)
                            | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
         SSL_CTX_set_num_tickets(ctx, 0);
         for (int i = 0; i < conns; i++) {
-            struct fk_conn c = { .index = i, .note = pfd[1] };
+            struct fk_conn c = { .index = i, .note = pfd[1],
+                                 .go = gfd[0] };
             if ((c.fd = accept(ls, NULL, NULL)) < 0)
                 _exit(3);
             c.ssl = SSL_new(ctx);
@@ -424,7 +428,9 @@ fk_start(struct fake *f, fk_script *script, int conns)
     }
     close(ls);
     close(pfd[1]);
+    close(gfd[0]);
     f->note = pfd[0];
+    f->go = gfd[1];
     f->port = ntohs(sa.sin_port);
     return true;
 }
@@ -435,6 +441,7 @@ fk_stop(struct fake *f)
     kill(f->pid, SIGTERM);
     waitpid(f->pid, NULL, 0);
     close(f->note);
+    close(f->go);
 }
 
 /* A party of the coordinator for fake agent 'f', with a job set. */
@@ -1019,9 +1026,15 @@ static int op_conn_revision;
  * next job's connection is a new one. */
 static bool op_conns_noted;
 /* With op_conns_noted: the connection is not closed after its RELEASE
- * (noted 'c' at once) but at its next JOB, unanswered: a close that
- * drop_if_stale() could not see before the next job began. */
+ * (noted 'c' at once) but at its next JOB, unanswered, once it has read
+ * it: a crash that JOB caused. */
 static bool op_close_at_job;
+/* With op_conns_noted: the connection is closed after its RELEASE only
+ * once the test says go (fk_go()), as an idle timeout met after the
+ * next job was set: 1, with a TCP close (no close_notify, as the agent's
+ * libevent does); 2, with a TLS close_notify, the socket held open
+ * until the coordinator closes it.  Noted 'c' once closed. */
+static int op_close_idle;
 
 /* A STEP_OK of revision 2: each entry of 'out' given its predecessor by
  * the party's BACKTRACK, as cmd_agent.c's conn_step_prev() does; under
@@ -1201,6 +1214,21 @@ script_old_planner(struct fk_conn *c)
                                        .code = (uint16_t) rc };
         fk_send(c, &a, 0, 0);
         if (op_conns_noted && m.type == LR_WIRE_RELEASE) {
+            if (op_close_idle) {
+                char x;
+                if (read(c->go, &x, 1) != 1)
+                    _exit(3);
+                if (op_close_idle == 2) {
+                    SSL_shutdown(c->ssl);
+                    fk_note_kind(c, 'c');
+                    while (fk_read(c, &m))
+                        continue;
+                } else {
+                    shutdown(c->fd, SHUT_RDWR);
+                    fk_note_kind(c, 'c');
+                }
+                goto done;
+            }
             if (op_close_at_job) {
                 released = true;
                 fk_note_kind(c, 'c');
@@ -2047,17 +2075,21 @@ test_beam_old_revision(void)
  * PUT of the network) asks again: one refusal more.  Seed 7 at width 0,
  * as test_beam_old_revision().
  *
- * Then the same with the connection closed with no word only when the
- * second job's JOB comes (op_close_at_job: the idle timeout met as the
- * job begins, which drop_if_stale() could not see): the plan is run
- * again on a new connection, not failed as an agent that crashed,
- * with the same counts. */
+ * 'how' the agent closes the connection kept between the jobs: 0, seen
+ * before the next job is set; 1, only once it was set (the idle timeout
+ * met as the job begins), with a TCP close, and 2 with a TLS
+ * close_notify: both seen before the JOB is written, a new connection
+ * made with no run again and no note of one, the same counts (until
+ * 2026-12-07, later, the JOB met the close, and the plan was run again
+ * as after the agent's word); 3, closed with no word once it has read
+ * the second job's JOB: a crash that JOB caused, which fails the plan
+ * at once, not run again (it was, taken for the idle timeout). */
 static void old_revision_remembered(int how);
 
 static void
 test_old_revision_remembered(void)
 {
-    for (int how = 0; how < 2; how++)
+    for (int how = 0; how < 4; how++)
         old_revision_remembered(how);
 }
 
@@ -2078,7 +2110,8 @@ old_revision_remembered(int how)
     op_mode = 2;
     op_revision = 1;
     op_conns_noted = true;
-    op_close_at_job = how;
+    op_close_idle = how == 1 || how == 2 ? how : 0;
+    op_close_at_job = how == 3;
     CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 6));
     struct fk_kinds k = { 0 };
     enum lr_tm_why verdict;
@@ -2090,23 +2123,26 @@ old_revision_remembered(int how)
         pp[a] = agent;
         if (job > 1)
             lr_agent_party_set_job(agent, tm);
+        if (job > 1 && op_close_idle) {
+            CU_ASSERT_EQUAL(write(f.go, "x", 1), 1);
+            fk_wait_kind(&f, 'c', &k);
+        }
         verdict = LR_TM_DEVICES;
         why[0] = '\0';
         int rc = lr_agent_plan(o.in.cluster, pp, &o.opts, &o.view, o.res,
                                NULL, &verdict, why, sizeof why);
         if (rc || (job == 2 && how))
             fprintf(stderr, "job %d (%d): %s\n", job, how, why);
+        free_parties(tm, a, pp, false);
+        CU_ASSERT_PTR_NULL(strstr(why, "the plan was run again"));
+        if (job == 2 && how == 3) {
+            CU_ASSERT(rc == ECONNRESET || rc == EPIPE);
+            CU_ASSERT_PTR_NOT_NULL(strstr(why, "closed without a word "
+                                          "before answering job ("));
+            CU_ASSERT_PTR_NOT_NULL(strstr(why, "it may have crashed"));
+            break;
+        }
         CU_ASSERT_EQUAL(rc, 0);
-        if (job == 2 && how)
-            CU_ASSERT_PTR_NOT_NULL(strstr(why, "closed its connection in "
-                                          "the middle of the plan (the "
-                                          "agent closed the connection "
-                                          "kept since the last job, with "
-                                          "no word, before answering job, "
-                                          "this job's first request ("));
-        if (job == 2 && how)
-            CU_ASSERT_PTR_NOT_NULL(strstr(why, "if the agent crashed, see "
-                                          "its log"));
         CU_ASSERT_EQUAL(verdict, LR_TM_OK);
         assert_same_plan(o.res, o.here);
         CU_ASSERT_PTR_NOT_NULL(strstr(why, job == 1
@@ -2116,13 +2152,14 @@ old_revision_remembered(int how)
                                         "2 in an earlier job, as agents "
                                         "from before 2026-12-07 do, and is "
                                         "greeted with a plain HELLO since"));
-        free_parties(tm, a, pp, false);
         /* The connection closed by the agent between the jobs, the
-         * close seen before the next job begins. */
+         * close seen before the next job begins (how 0; 1 and 2 close
+         * once it is set, 3 at its JOB). */
         if (job == 1) {
             int released = lr_agent_party_release(agent, "t");
             CU_ASSERT_EQUAL_FATAL(released, 0);
-            fk_wait_kind(&f, 'c', &k);
+            if (!op_close_idle)
+                fk_wait_kind(&f, 'c', &k);
         }
     }
     agent->cls->free(agent);
@@ -2142,12 +2179,16 @@ old_revision_remembered(int how)
     k.hellos += last.hellos;
     fprintf(stderr, "two jobs of one party (closed %s), then a new party, "
             "with an agent from before revision 2: %d connections, %d "
-            "refused HELLOs\n", how ? "at the JOB" : "before the job",
+            "refused HELLOs\n", how == 0 ? "before the job"
+            : how == 3 ? "having read the JOB" : how == 1
+            ? "idle, the job set (TCP)" : "idle, the job set (TLS)",
             k.conns, k.hellos);
-    CU_ASSERT_EQUAL(k.conns, 3 + 2);
+    /* Job 2's failure made no connection of its own. */
+    CU_ASSERT_EQUAL(k.conns, how == 3 ? 2 + 2 : 3 + 2);
     CU_ASSERT_EQUAL(k.hellos, 1 + 1);
     op_revision = 0;
     op_conns_noted = op_close_at_job = false;
+    op_close_idle = 0;
     old_rev_end(&o);
 }
 
