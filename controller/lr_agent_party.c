@@ -105,10 +105,14 @@ struct agent_party {
     bool plain_hello;
     uint32_t plain_job;
     /* The connection was up when the job was set (kept from the last
-     * job) and has answered nothing since: its close with no word is
-     * the end of an idle connection (the agent's idle timeout, met as
-     * the job began), not a crash our request caused. */
+     * job) and has answered nothing since: ensure_hello() looks whether
+     * the agent closed it (drop_if_stale()) right before the job's
+     * first request is written. */
     bool kept;
+    /* The agent's closes of a connection kept idle seen before a
+     * request (drop_if_stale()), and the last one said. */
+    unsigned idle_closes;
+    char idle_close[512];
     /* The revision the last HELLO_OK named (0: none), and the BACKTRACKs
      * of objectives 0-3 sent in the plan lr_agent_plan() runs (reset at
      * its start): what revision_notes() tells the operator of an agent
@@ -780,35 +784,21 @@ is_old_hello_refusal(const struct lr_wire_msg *req,
  * the agent, and sent again it would end it again, with the other
  * coordinators' jobs there; and one that died is not up again yet.
  * Until 2026-12-07 it was run again as for that ERROR, against a dead
- * agent, and failed as unreachable.  But a connection kept idle from
- * the last job ('kept', ap->kept before the exchange) that ends at this
- * job's first request was
- * closed by the agent's idle timeout (or a restart) while idle, which
- * drop_if_stale() had not seen yet: run again, as after the ERROR. */
+ * agent, and failed as unreachable.  A connection kept idle from the
+ * last job is no exception (since 2026-12-07, later): the agent's idle
+ * close, or a restart, between the jobs is looked for right before the
+ * job's first request is written (ensure_hello(), drop_if_stale()), so
+ * a close after it is the request's; it was run again before, as the
+ * idle timeout met as the job began, which a crash the request caused
+ * looked the same as. */
 static void
 closed_without_a_word(struct agent_party *ap, const struct lr_wire_msg *req,
-                      bool begun, bool kept)
+                      bool begun)
 {
     /* fail()'s words, "reading from ADDR port P: the agent closed the
      * connection", cut to leave room for ours. */
     char what[480];
     snprintf(what, sizeof what, "%.479s", ap->why);
-    if (kept && !begun) {
-        /* The connection kept from the last job, idle since: closed by
-         * its idle timeout just as this job began (drop_if_stale() saw
-         * nothing yet), or by a restart between the jobs, and the plan
-         * may run again on a new connection, as after an eviction.  It
-         * may as well be a crash that this request caused, which no
-         * read of the socket tells apart: the words say both. */
-        snprintf(ap->why, sizeof ap->why, "the agent closed the "
-                 "connection kept since the last job, with no word, before "
-                 "answering %s, this job's first request (%s): its idle "
-                 "timeout as the job began, run again; if the agent "
-                 "crashed, see its log", lr_wire_type_name(req->type),
-                 what);
-        ap->closed_by_agent = true;
-        return;
-    }
     snprintf(ap->why, sizeof ap->why, "the agent at %s port %d closed "
              "without a word %s %s (%s): it may have crashed or been "
              "killed (OOM?); see its log", ap->address, ap->port,
@@ -843,8 +833,6 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
      * agent's (an eviction, an idle limit, a restart), not a refusal of
      * our certificate, which comes at the first request. */
     const bool answered_before = ap->hello;
-    /* ... kept idle from the last job: fail() forgets it. */
-    const bool kept = ap->kept;
     req->id = ++ap->next_id;
     size_t n = lr_wire_encode(req, ap->buf, AP_BUF);
     if (!n)
@@ -873,7 +861,7 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
          * agent's ERROR of id 0 ("closed: ...") when it makes room for
          * another connection is read as an answer, below. */
         if (answered_before && (rc == ECONNRESET || rc == EPIPE))
-            closed_without_a_word(ap, req, false, kept);
+            closed_without_a_word(ap, req, false);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
     }
     int err;
@@ -889,7 +877,7 @@ exchange(struct agent_party *ap, struct lr_wire_msg *req,
     /* A frame begun: its end is waited for until the same deadline. */
     if ((rc = read_all(ap, ap->buf + 4, size - 4, deadline))) {
         if (rc == ECONNRESET || rc == EPIPE)
-            closed_without_a_word(ap, req, true, kept);
+            closed_without_a_word(ap, req, true);
         return by_plan ? out_of_budget(ap, rc, req) : rc;
     }
     ans->layers = NULL;
@@ -1078,11 +1066,21 @@ check_step_prev(struct agent_party *ap, enum lr_cdynp_objective obj,
  * on a new connection as before, at revision 1: the plan is the same,
  * its BACKTRACKs asked (docs/agent-protocol.md, "Predecessors in
  * STEP_OK"). */
+static void drop_if_stale(struct agent_party *ap);
+
 static int
 ensure_hello(struct agent_party *ap)
 {
     if (ap->failed)
         return ap->failed;
+    /* The connection kept from the last job, with nothing asked yet:
+     * closed by the agent while idle (its idle timeout, a restart)
+     * shows now, before our request is written, and a new connection
+     * is made without a word of failure.  A close after the write is
+     * then the agent's answer to the request: a crash
+     * (closed_without_a_word()). */
+    if (ap->kept)
+        drop_if_stale(ap);
     if (ap->state == AP_UP && ap->hello)
         return 0;
     struct lr_wire_msg req = {
@@ -1278,19 +1276,72 @@ lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                           last, stages, tag, n_stages);
 }
 
-/* A connection kept idle (from the last job, or since a job's COMMIT)
- * may have been closed by the agent meanwhile (it restarted, or its idle
- * limit of 600 s passed): an idle connection has nothing to read, so
- * anything readable (EOF, a reset, a stray frame) means start afresh
- * rather than fail the request. */
+/* What the agent has sent on a connection kept idle (from the last job,
+ * or since a job's COMMIT), looked at without waiting: NULL when
+ * nothing (the connection is still open), else what ended it.  An idle
+ * connection has nothing to read, so anything readable ends it: its
+ * TCP reset (POLLHUP, POLLERR) or FIN (POLLIN, then a recv() of 0), its
+ * TLS close_notify (SSL_peek()'s ZERO_RETURN: an agent that shuts TLS
+ * down first may hold the socket open), or a stray frame.  A TLS record that carries no data (a
+ * session ticket: the agent sends none, SSL_OP_NO_TICKET) is read and
+ * ends nothing.  The socket is non-blocking: SSL_peek() never waits. */
+static const char *
+peer_closed(struct agent_party *ap)
+{
+    if (ap->state != AP_UP)
+        return NULL;
+    if (SSL_pending(ap->ssl) > 0)
+        return "it sent a frame unasked";
+    struct pollfd pfd = { .fd = ap->fd, .events = POLLIN };
+    int n = poll(&pfd, 1, 0);
+    if (n < 0)
+        return errno == EINTR ? NULL : "poll failed";
+    if (n == 0)
+        return NULL;
+    if (pfd.revents & (POLLERR | POLLHUP))
+        return "it reset the connection";
+    /* Under the TLS records: a FIN with nothing before it (OpenSSL
+     * would say a close_notify, SSL_OP_IGNORE_UNEXPECTED_EOF). */
+    unsigned char b;
+    ssize_t got = recv(ap->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (got == 0)
+        return "it closed the connection";
+    if (got < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+               ? NULL : "it reset the connection";
+    ERR_clear_error();
+    int ret = SSL_peek(ap->ssl, &b, 1);
+    if (ret > 0)
+        return "it sent a frame unasked";
+    switch (SSL_get_error(ap->ssl, ret)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+        /* Only a record with no data: still open. */
+        return NULL;
+    case SSL_ERROR_ZERO_RETURN:
+        return "it closed the connection (TLS close_notify)";
+    default:
+        return "it broke the connection (a TLS record cut short)";
+    }
+}
+
+/* Drops a connection kept idle that the agent has closed meanwhile
+ * (peer_closed(): it restarted, or its idle limit of 600 s passed), so
+ * that the next request starts afresh rather than fail on it: the
+ * agent's idle close, counted (ap->idle_closes) and kept in
+ * ap->idle_close for lr_agent_party_idle_close(), no failure and no run
+ * again. */
 static void
 drop_if_stale(struct agent_party *ap)
 {
-    if (ap->state == AP_UP) {
-        struct pollfd pfd = { .fd = ap->fd, .events = POLLIN };
-        if (SSL_pending(ap->ssl) > 0 || poll(&pfd, 1, 0) != 0)
-            disconnect(ap);
-    }
+    const char *what = peer_closed(ap);
+    if (!what)
+        return;
+    ap->idle_closes++;
+    snprintf(ap->idle_close, sizeof ap->idle_close, "%.256s port %d: %s while "
+             "idle (its idle timeout, or a restart): a new connection for "
+             "the next request", ap->address, ap->port, what);
+    disconnect(ap);
 }
 
 int
@@ -1856,6 +1907,15 @@ lr_agent_party_error(const struct lr_cdynp_party *p)
 {
     const struct agent_party *ap = ap_of(p);
     return ap->why[0] ? ap->why : NULL;
+}
+
+unsigned
+lr_agent_party_idle_closes(const struct lr_cdynp_party *p, const char **last)
+{
+    const struct agent_party *ap = ap_of(p);
+    if (last)
+        *last = ap->idle_close;
+    return ap->idle_closes;
 }
 
 void

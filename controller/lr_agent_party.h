@@ -165,9 +165,16 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * plan as "agent DC failed: the agent at ADDR port P closed without a
  * word before answering step (reading from ...: the agent closed the
  * connection): it may have crashed or been killed (OOM?); see its log"
- * (ECONNRESET or EPIPE).  But a connection kept idle from the job
- * before that ends at this job's first request (the agent's idle
- * timeout met as the job began) is run again, as after the ERROR.
+ * (ECONNRESET or EPIPE).  A connection kept idle from the job before
+ * is looked at right before this job's first request is written: one
+ * the agent closed meanwhile (its idle timeout, a restart) is replaced
+ * by a new one with no failure and no run again
+ * (lr_agent_party_idle_closes()), so one that closes after the write
+ * fails as above (until 2026-12-07, later, it was run again, a crash
+ * the request caused taken for the idle timeout).  A close still on
+ * its way when the request is written (the agent's idle timeout met
+ * within a network delay of the job's start) fails so too: run the
+ * job again.
  *
  * A plan found with an agent at protocol revision 1 carries, after the
  * notes above, one note per such agent ("agent dc2 (ADDR port P) speaks
@@ -206,6 +213,17 @@ void lr_agent_party_set_budget(struct lr_cdynp_party *, double seconds);
  * 127.0.0.1:7001: Connection refused", or NULL when it has not failed
  * (an ENOENT answer is no failure).  Borrowed from the party. */
 const char *lr_agent_party_error(const struct lr_cdynp_party *);
+
+/* How many times the party found, before writing a request, that the
+ * agent had closed the connection it kept idle (the agent's idle
+ * timeout, a restart: a TCP FIN or reset, a TLS close_notify), and
+ * connected again with no failure; the last one said in '*last' when
+ * not NULL ("ADDR port P: it closed the connection while idle (its
+ * idle timeout, or a restart): a new connection for the next request";
+ * "" when none;
+ * borrowed from the party). */
+unsigned lr_agent_party_idle_closes(const struct lr_cdynp_party *,
+                                    const char **last);
 
 /* Takes 'why' (NULL or "": none) as the party's last failure, as
  * lr_agent_party_error() says it, until a call tries the agent again:

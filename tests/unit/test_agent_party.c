@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,6 +415,11 @@ fk_start(struct fake *f, fk_script *script, int conns)
                                  .go = gfd[0] };
             if ((c.fd = accept(ls, NULL, NULL)) < 0)
                 _exit(3);
+            /* As the agent's (cmd_agent.c): without it a small frame
+             * after an answer not yet acknowledged (a close_notify) waits
+             * for the coordinator's delayed ACK, up to 40 ms. */
+            int one = 1;
+            setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             c.ssl = SSL_new(ctx);
             SSL_set_fd(c.ssl, c.fd);
             if (SSL_accept(c.ssl) == 1)
@@ -2135,6 +2141,21 @@ old_revision_remembered(int how)
             fprintf(stderr, "job %d (%d): %s\n", job, how, why);
         free_parties(tm, a, pp, false);
         CU_ASSERT_PTR_NULL(strstr(why, "the plan was run again"));
+        /* Each idle close seen before a request, as such (how 0: when
+         * the job was set). */
+        const char *idle;
+        CU_ASSERT_EQUAL(lr_agent_party_idle_closes(agent, &idle),
+                        job == 2 && how != 3 ? 1u : 0u);
+        if (job == 2)
+            fprintf(stderr, "idle close (%d): %s\n", how, idle);
+        if (job == 2 && how != 3)
+            CU_ASSERT_PTR_NOT_NULL(strstr(idle, how == 2
+                                          ? ": it closed the connection "
+                                            "(TLS close_notify) while idle"
+                                          : ": it closed the connection "
+                                            "while idle (its idle timeout, "
+                                            "or a restart): a new "
+                                            "connection"));
         if (job == 2 && how == 3) {
             CU_ASSERT(rc == ECONNRESET || rc == EPIPE);
             CU_ASSERT_PTR_NOT_NULL(strstr(why, "closed without a word "
