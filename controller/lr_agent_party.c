@@ -98,12 +98,16 @@ struct agent_party {
      * it is from before 2026-12-07, and each later connection of this
      * party says a plain HELLO (revision 1), as coordinators did before:
      * in this job and the next ones (since 2026-12-07; before, each job
-     * asked at revision 2 again, one connection more each time), for
-     * the party's life, its address and port unchanged (lightraild
-     * makes new parties when a PUT replaces the network).  'plain_job'
-     * is the job it refused in. */
+     * asked at revision 2 again, one connection more each time), until
+     * 'revision_retry' seconds have passed since the refusal
+     * ('plain_at', now_s()): the first new connection after that asks
+     * at revision 2 again, so that an agent upgraded in place is found
+     * within that time (since 2026-12-07, later; before, only a new
+     * party asked: a PUT of the network, a restart of lightraild).
+     * 'plain_job' is the job it refused in. */
     bool plain_hello;
     uint32_t plain_job;
+    double plain_at, revision_retry;
     /* The connection was up when the job was set (kept from the last
      * job) and has answered nothing since: ensure_hello() looks whether
      * the agent closed it (drop_if_stale()) right before the job's
@@ -1083,19 +1087,28 @@ ensure_hello(struct agent_party *ap)
         drop_if_stale(ap);
     if (ap->state == AP_UP && ap->hello)
         return 0;
+    /* An agent found old is asked again once the fallback is
+     * 'revision_retry' old: one refused HELLO (a connection and a
+     * handshake) that often at most, against an upgrade unseen. */
+    const bool plain = ap->plain_hello
+                       && now_s() - ap->plain_at < ap->revision_retry;
     struct lr_wire_msg req = {
         .type = LR_WIRE_HELLO,
-        .revision = ap->plain_hello ? 0 : LR_WIRE_REVISION,
+        .revision = plain ? 0 : LR_WIRE_REVISION,
     }, ans;
     int rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
     if (rc == ENOTSUP && req.revision) {
         ap->plain_hello = true;
         ap->plain_job = ap->job;
+        ap->plain_at = now_s();
         req.revision = 0;
         rc = exchange(ap, &req, LR_WIRE_HELLO_OK, &ans);
     }
     if (rc)
         return rc;
+    /* Asked again and not refused: upgraded. */
+    if (req.revision)
+        ap->plain_hello = false;
     /* The agent speaks the lesser of its revision and ours: one above
      * ours, or one to a HELLO naming none, is no answer. */
     if (ans.revision > req.revision)
@@ -1469,6 +1482,7 @@ lr_agent_party_new(const char *address, int port, const char *expected_name,
     ap->port = port;
     snprintf(ap->name, sizeof ap->name, "%s", expected_name);
     ap->timeout = timeout_s;
+    ap->revision_retry = LR_AGENT_REVISION_RETRY_S;
     if (crl && !*crl)
         crl = NULL;
     if (crl && strlen(crl) >= sizeof ap->crl) {
@@ -1587,8 +1601,9 @@ lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
     ap->job++;
     ap->job_sent = false;
     ap->kept = ap->state == AP_UP;
-    /* An agent found old stays so for this party (ap->plain_hello): a
-     * new party (a PUT of the network, a restart) asks it again. */
+    /* An agent found old stays so for this party (ap->plain_hello)
+     * for ap->revision_retry; a new party (a PUT of the network, a
+     * restart) asks it again at once. */
     clear_failure(ap);
 }
 
@@ -1689,6 +1704,13 @@ revision_notes(const struct lr_cluster *cl,
             || ap->plan_revision >= LR_WIRE_REVISION_PREV)
             continue;
         const bool old = ap->plain_hello || !ap->hello_ok_revision;
+        char earlier[320];
+        snprintf(earlier, sizeof earlier, "it refused a HELLO naming "
+                 "revision 2 in an earlier job, as agents from before "
+                 "2026-12-07 do, and is greeted with a plain HELLO since, "
+                 "until a new connection %g s after that refusal asks "
+                 "revision 2 again (or a new network (PUT), or a restart "
+                 "of the coordinator)", ap->revision_retry);
         size_t at = strlen(why);
         snprintf(why + at, len - at, "%sagent %s (%s port %d) speaks "
                  "protocol revision 1: %s, so it is asked the BACKTRACKs "
@@ -1698,11 +1720,7 @@ revision_notes(const struct lr_cluster *cl,
                  ap->plain_hello && ap->plain_job == ap->job
                  ? "it refused a HELLO naming revision 2, as agents from "
                    "before 2026-12-07 do"
-                 : ap->plain_hello
-                 ? "it refused a HELLO naming revision 2 in an earlier "
-                   "job, as agents from before 2026-12-07 do, and is "
-                   "greeted with a plain HELLO since, until a new network "
-                   "(PUT) or a restart of the coordinator"
+                 : ap->plain_hello ? earlier
                  : old ? "its HELLO_OK named no revision, so it is from "
                          "before 2026-12-07"
                        : "its HELLO_OK answered 1, as an agent whose "
@@ -1894,6 +1912,12 @@ lr_agent_plan(const struct lr_cluster *cl,
         if (lr_agent_party_is(parties[k]))
             ap_of(parties[k])->plan_deadline = 0;
     return rc;
+}
+
+void
+lr_agent_party_set_revision_retry(struct lr_cdynp_party *p, double seconds)
+{
+    ap_of(p)->revision_retry = seconds > 0 ? seconds : 0;
 }
 
 void

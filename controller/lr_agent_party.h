@@ -183,9 +183,11 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * 2's predecessors in STEP_OK spare, for the same plan: N in this plan;
  * upgrade it ..."; "it refused a HELLO naming revision 2 in an earlier
  * job, as agents from before 2026-12-07 do, and is greeted with a plain
- * HELLO since, until a new network (PUT) or a restart of the
- * coordinator, ..." when a job before, of the same party, found it so:
- * the party remembers it for its life, one connection less a job), or
+ * HELLO since, until a new connection 3600 s after that refusal asks
+ * revision 2 again (or a new network (PUT), or a restart of the
+ * coordinator), ..." when a job before, of the same party, found it so:
+ * the party remembers it for LR_AGENT_REVISION_RETRY_S, one connection
+ * less a job), or
  * "...: its HELLO_OK answered 1, as an agent whose
  * leaf predecessors is false does, ...; set predecessors true in its
  * configuration for fewer requests"), N the BACKTRACKs of objectives
@@ -197,6 +199,20 @@ int lr_agent_plan(const struct lr_cluster *cl,
                   const struct lr_cdynp_view *view,
                   struct lr_cdynp_result *res, struct lr_plan *plan,
                   enum lr_tm_why *verdict, char *why, size_t len);
+
+/* How long, in seconds, a party greets an agent that refused a HELLO
+ * naming revision 2 (an agent from before 2026-12-07) with a plain HELLO
+ * before its next new connection asks revision 2 again: an agent
+ * upgraded in place (a restart that closes the connections) is then
+ * found within that time, where it used to be planned with at revision
+ * 1 until the party's end (a PUT of the network, a restart of
+ * lightraild); an agent that is really old costs one refused HELLO (a
+ * connection and a handshake) that often at most.  An hour unless
+ * lr_agent_party_set_revision_retry() says otherwise (0: every new
+ * connection asks). */
+#define LR_AGENT_REVISION_RETRY_S 3600
+void lr_agent_party_set_revision_retry(struct lr_cdynp_party *,
+                                       double seconds);
 
 /* What a whole lr_agent_plan() may take, in seconds from its start, on
  * top of each exchange's timeout (0, the default: no bound).  An

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1125,6 +1126,12 @@ script_old_planner(struct fk_conn *c)
         _exit(3);
     if (op_conns_noted)
         fk_note_kind(c, 'n');
+    /* The test's 'u' before a connection: the agent was upgraded in
+     * place (restarted as an agent of today, revision 2). */
+    struct pollfd gp = { .fd = c->go, .events = POLLIN };
+    char up;
+    if (poll(&gp, 1, 0) == 1 && read(c->go, &up, 1) == 1 && up == 'u')
+        op_revision = 2;
     if (op_refuse_from && c->index >= op_refuse_from) {
         struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = EUSERS };
         snprintf(a.text, sizeof a.text, "refused: at most 16 connections "
@@ -2213,6 +2220,89 @@ old_revision_remembered(int how)
     old_rev_end(&o);
 }
 
+/* One party plans two jobs with an agent from before 2026-12-07
+ * (op_revision 1), the connection closed between them, its fallback to
+ * a plain HELLO to be asked again at once (a revision retry of 0, where
+ * lightraild's is an hour): 'upgraded', the agent restarted as one of
+ * revision 2 between the jobs, and the second job's new connection asks
+ * revision 2 and is answered so (no note of revision 1, 3 connections,
+ * 1 refused HELLO); not upgraded, it refuses again, and the note says
+ * it did in this job (4 connections, 2 refused HELLOs).  Until
+ * 2026-12-07 (later) the party greeted the upgraded agent plainly for
+ * its life, and planned with it at revision 1. */
+static void
+revision_asked_again(int upgraded)
+{
+    struct old_rev o;
+    if (!old_rev_begin(&o))
+        return;
+    struct lr_tm *tm = o.tm;
+    const int a = o.a;
+    struct lr_cdynp_party *pp[LR_TM_MAX_DCS];
+    struct fake f;
+    op_tm = tm;
+    op_cl = o.in.cluster;
+    op_dc = a;
+    op_mode = 2;
+    op_revision = 1;
+    op_conns_noted = true;
+    CU_ASSERT_FATAL(fk_start(&f, script_old_planner, 6));
+    struct fk_kinds k = { 0 };
+    enum lr_tm_why verdict;
+    char why[2048];
+    struct lr_cdynp_party *agent = fk_party(&f, tm, op_timeout);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(agent);
+    lr_agent_party_set_revision_retry(agent, 0);
+    for (int job = 1; job <= 2; job++) {
+        local_parties(tm, a, pp);
+        pp[a] = agent;
+        if (job > 1)
+            lr_agent_party_set_job(agent, tm);
+        why[0] = '\0';
+        int rc = lr_agent_plan(o.in.cluster, pp, &o.opts, &o.view, o.res,
+                               NULL, &verdict, why, sizeof why);
+        fprintf(stderr, "job %d (%s): %s\n", job,
+                upgraded ? "upgraded" : "old", why);
+        free_parties(tm, a, pp, false);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+        assert_same_plan(o.res, o.here);
+        if (job == 2 && upgraded) {
+            CU_ASSERT_PTR_NULL(strstr(why, "speaks protocol revision 1"));
+        } else {
+            CU_ASSERT_PTR_NOT_NULL(strstr(why, "it refused a HELLO naming "
+                                          "revision 2, as agents from "
+                                          "before 2026-12-07 do, so"));
+        }
+        if (job == 1) {
+            CU_ASSERT_EQUAL_FATAL(lr_agent_party_release(agent, "t"), 0);
+            fk_wait_kind(&f, 'c', &k);
+            if (upgraded)
+                CU_ASSERT_EQUAL(write(f.go, "u", 1), 1);
+        }
+    }
+    agent->cls->free(agent);
+    struct fk_kinds last = fk_count_kinds(&f);
+    fk_stop(&f);
+    k.conns += last.conns;
+    k.hellos += last.hellos;
+    fprintf(stderr, "two jobs, the fallback asked again (%s): %d "
+            "connections, %d refused HELLOs\n",
+            upgraded ? "upgraded" : "old", k.conns, k.hellos);
+    CU_ASSERT_EQUAL(k.conns, upgraded ? 3 : 4);
+    CU_ASSERT_EQUAL(k.hellos, upgraded ? 1 : 2);
+    op_revision = 0;
+    op_conns_noted = false;
+    old_rev_end(&o);
+}
+
+static void
+test_revision_asked_again(void)
+{
+    revision_asked_again(1);
+    revision_asked_again(0);
+}
+
 /* An agent that answers a STEP sent again otherwise than the first
  * time (op_mode 3: its first entry's bottleneck doubled), behind the
  * coordinator's memo, which sends a STEP again before a BACKTRACK of it
@@ -2566,6 +2656,8 @@ static CU_TestInfo tests[] = {
       test_beam_old_revision },
     { "an agent of revision 1 remembered across jobs",
       test_old_revision_remembered },
+    { "an agent of revision 1 asked again: upgraded, or not",
+      test_revision_asked_again },
     { "closed during the handshake", test_closed_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },
