@@ -1295,9 +1295,10 @@ lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
  * connection has nothing to read, so anything readable ends it: its
  * TCP reset (POLLHUP, POLLERR) or FIN (POLLIN, then a recv() of 0), its
  * TLS close_notify (SSL_peek()'s ZERO_RETURN: an agent that shuts TLS
- * down first may hold the socket open), or a stray frame.  A TLS record that carries no data (a
- * session ticket: the agent sends none, SSL_OP_NO_TICKET) is read and
- * ends nothing.  The socket is non-blocking: SSL_peek() never waits. */
+ * down first may hold the socket open), or a stray frame.  A TLS record
+ * that carries no data (a session ticket: the agent sends none,
+ * SSL_OP_NO_TICKET) is read and ends nothing.  The socket is
+ * non-blocking: SSL_peek() never waits. */
 static const char *
 peer_closed(struct agent_party *ap)
 {
@@ -1342,7 +1343,7 @@ peer_closed(struct agent_party *ap)
  * (peer_closed(): it restarted, or its idle limit of 600 s passed), so
  * that the next request starts afresh rather than fail on it: the
  * agent's idle close, counted (ap->idle_closes) and kept in
- * ap->idle_close for lr_agent_party_idle_close(), no failure and no run
+ * ap->idle_close for lr_agent_party_idle_closes(), no failure and no run
  * again. */
 static void
 drop_if_stale(struct agent_party *ap)
@@ -1351,9 +1352,10 @@ drop_if_stale(struct agent_party *ap)
     if (!what)
         return;
     ap->idle_closes++;
-    snprintf(ap->idle_close, sizeof ap->idle_close, "%.256s port %d: %s while "
-             "idle (its idle timeout, or a restart): a new connection for "
-             "the next request", ap->address, ap->port, what);
+    snprintf(ap->idle_close, sizeof ap->idle_close, "%.256s port %d: %s "
+             "while idle (its idle timeout, or a restart): a new "
+             "connection for the next request", ap->address, ap->port,
+             what);
     disconnect(ap);
 }
 

@@ -187,8 +187,7 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * revision 2 again (or a new network (PUT), or a restart of the
  * coordinator), ..." when a job before, of the same party, found it so:
  * the party remembers it for LR_AGENT_REVISION_RETRY_S, one connection
- * less a job), or
- * "...: its HELLO_OK answered 1, as an agent whose
+ * less a job), or "...: its HELLO_OK answered 1, as an agent whose
  * leaf predecessors is false does, ...; set predecessors true in its
  * configuration for fewer requests"), N the BACKTRACKs of objectives
  * 0-3 sent to it in the plan. */
@@ -236,8 +235,7 @@ const char *lr_agent_party_error(const struct lr_cdynp_party *);
  * connected again with no failure; the last one said in '*last' when
  * not NULL ("ADDR port P: it closed the connection while idle (its
  * idle timeout, or a restart): a new connection for the next request";
- * "" when none;
- * borrowed from the party). */
+ * "" when none; borrowed from the party). */
 unsigned lr_agent_party_idle_closes(const struct lr_cdynp_party *,
                                     const char **last);
 
