@@ -454,12 +454,14 @@ if command -v gnuplot > /dev/null; then
 fi
 
 # The plots' titles in words with the seed run, labels with their units:
-# they once read "metro: dc_load_variance (1 seeds, 95% CI)".
+# they once read "metro: dc_load_variance (1 seeds, 95% CI)".  The
+# variance's title, 102 characters, takes the whole width beside the key
+# at gnuplot's mean 8.2 pixels a character: it is broken where 99 fit.
 lr_fake_gnuplot
 LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
     --policy greedy --loads 2 --arrivals 1500 --warmup 200 --seeds 1 \
     --seed 7 --quiet --models bert-large,gpt-1.9b --plot "$tmp/fake" > /dev/null
-has_line "set title 'metro: variance of GPU use across DCs against load (models bert-large,gpt-1.9b, seed 7, one run: no CI)'" \
+has_line "set title 'metro: variance of GPU use across DCs against load (models bert-large,gpt-1.9b, seed 7, one run: no'.\"\\n\".'CI)'" \
     && has_line "set ylabel 'variance across DCs of the share of GPUs busy (time average)'" \
     && has_line "set title 'metro: blocking against load (models bert-large,gpt-1.9b, seed 7, one run: no CI)'" \
     && ! grep -q -e '^set title.*_' -e 'seeds, 95' "$tmp/gnuplot.script" \
@@ -487,6 +489,25 @@ LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
 has_line "set title 'metro: blocking against load (demands 8,16, known work, triples, seed 7, one run: no CI)'" \
     && ok "--plot --triples --demands --known-work: the title names them" \
     || notok "--plot with options: $(grep -m1 '^set title' "$tmp/gnuplot.script")"
+
+# A title of many options is broken at spaces into lines that fit the
+# 960-pixel PNG beside its key: a one-line title of 180 characters and
+# more ran past both edges, and gnuplot cut its first and last words.
+# 100 characters of gnuplot 5.4's Sans 12 span the 836 pixels there are.
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL sim --topology "$T" --cluster "$C" \
+    --policy greedy --models bert-large,gpt-1.9b --triples --demands 8,16 \
+    --batch 64 --block-penalty 5 --splits 1/4 --known-work --held-work \
+    --observe-load --loads 1 --arrivals 600 --warmup 100 --seeds 1 \
+    --seed 7 --quiet --plot "$tmp/fake-long" > /dev/null
+long=$(grep '^set title' "$tmp/gnuplot.script" \
+    | sed -e "s/^set title '//" -e "s/'\$//" -e "s/'\.\"\\\\n\"\.'/\n/g" \
+    | awk 'length($0) > 100' | head -1)
+has_line "set title 'metro: blocking against load (models bert-large,gpt-1.9b, demands 8,16, B=64, block penalty 5,'.\"\\n\".'splits 1/4, known work, held work, triples, observe load, seed 7, one run: no CI)'" \
+    && [ "$(grep -c '^set title' "$tmp/gnuplot.script")" -eq 7 ] \
+    && [ -z "$long" ] \
+    && ok "--plot: a long title in lines that fit the PNG" \
+    || notok "--plot long title: $(grep -m1 '^set title' "$tmp/gnuplot.script"); too long: $long"
 
 # Every policy of --policy all in a colour of its own, the key beside
 # the frame: gnuplot's eight colours came round again at the ninth

@@ -106,6 +106,83 @@ lr_plot_add(struct lr_plot *p, const char *series, double x, double y,
     return 0;
 }
 
+/* The characters of UTF-8 text s[0..n), continuation bytes not
+ * counted ("µs" is two). */
+static int
+utf8_chars(const char *s, size_t n)
+{
+    int c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char) s[i] & 0xc0) != 0x80;
+    return c;
+}
+
+/* Appends s[0..n) to buf[*o], as far as size allows. */
+static void
+put_bytes(char *buf, size_t size, size_t *o, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && *o + 1 < size; i++)
+        buf[(*o)++] = s[i];
+}
+
+const char *
+lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
+             size_t size)
+{
+    if (!size)
+        return buf;
+    width = width < 1 ? 1 : width;
+    max_lines = max_lines < 1 ? 1 : max_lines;
+    size_t o = 0, line_start = 0;
+    int line = 1, col = 0;
+    bool more = false;          /* words left out past max_lines */
+    const char *s = title ? title : "";
+    while (*s) {
+        if (*s == ' ') {
+            s++;
+            continue;
+        }
+        size_t n = *s == '\n' ? 0 : strcspn(s, " \n");
+        int w = utf8_chars(s, n);
+        bool hard = *s == '\n';
+        if (hard || (col > 0 && col + 1 + w > width)) {
+            if (line == max_lines) {
+                more = true;
+                break;
+            }
+            put_bytes(buf, size, &o, "\n", 1);
+            line_start = o;
+            line++;
+            col = 0;
+            s += hard;
+            continue;
+        }
+        if (col > 0) {
+            put_bytes(buf, size, &o, " ", 1);
+            col++;
+        }
+        put_bytes(buf, size, &o, s, n);
+        col += w;
+        s += n;
+    }
+    /* " ..." says words are left out; words of the last line make room
+     * for it when they can. */
+    if (more) {
+        while (col + 4 > width) {
+            size_t sp = o;
+            while (sp > line_start && buf[sp - 1] != ' ')
+                sp--;
+            if (sp == line_start)
+                break;
+            o = sp - 1;
+            col = utf8_chars(buf + line_start, o - line_start);
+        }
+        put_bytes(buf, size, &o, " ...", 4);
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 /* gnuplot strings are single-quoted; a quote inside is doubled.  A
  * newline (a title of two lines) would end gnuplot's command inside the
  * quotes, and single quotes take no escape: the string is closed and
@@ -318,23 +395,62 @@ static const char *const series_colours[] = {
 #define N_SERIES_COLOURS \
     ((int) (sizeof series_colours / sizeof series_colours[0]))
 
+/* How wide a title may be, in characters, on a PNG 'width' pixels wide
+ * from which a key beside the frame takes 'key_chars' characters.
+ *
+ * gnuplot centres the title over the frame and cuts what passes the
+ * PNG's edges.  pngcairo's default font (Sans 12) averaged 8.2 pixels a
+ * character over our titles in gnuplot 5.4 (100 characters: 823
+ * pixels); 8.5 leaves room for capitals ("GPU", "DCs", "CI").  A key outside moves
+ * the frame's centre left by half the key's width, and the title
+ * reaches as far either side of it as the nearer (left) edge allows:
+ * the title loses the key's whole width.  That is its longest name and
+ * about five characters of sample line and gaps ('mscl-link': 124
+ * pixels measured, 119 counted).  Two characters stay clear of the
+ * edges.  A key inside the frame (a plot with a y2 axis) takes none. */
+#define TITLE_CHAR_PX 8.5
+enum { TITLE_KEY_EXTRA = 5, TITLE_MAX_LINES = 4 };
+
+static int
+title_width(int width, int key_chars)
+{
+    double key_px = key_chars ? (key_chars + TITLE_KEY_EXTRA) * TITLE_CHAR_PX
+                              : 0;
+    return (int) ((width - key_px) / TITLE_CHAR_PX) - 2;
+}
+
+/* "set title" with 'title' in lines that fit title_width(). */
+static void
+put_title(FILE *f, const char *title, int width, int key_chars)
+{
+    char buf[1100];
+    lr_plot_wrap(title, title_width(width, key_chars), TITLE_MAX_LINES,
+                 buf, sizeof buf);
+    fprintf(f, "set title ");
+    put_quoted(f, buf);
+}
+
 int
 lr_plot_write_png(const struct lr_plot *p, const char *png_path, char *err,
                   size_t errlen)
 {
+    enum { WIDTH = 960, HEIGHT = 600 };
+    bool y2 = false;
+    int key_chars = 0;
+    for (int i = 0; i < p->n; i++) {
+        int c = utf8_chars(p->series[i].name, strlen(p->series[i].name));
+        key_chars = c > key_chars ? c : key_chars;
+        y2 |= (p->series[i].flags & LR_PLOT_Y2) != 0;
+    }
     /* The data go inline ("-" files), one block per series. */
-    FILE *f = gnuplot_open(png_path, 960, 600, err, errlen);
+    FILE *f = gnuplot_open(png_path, WIDTH, HEIGHT, err, errlen);
     if (!f)
         return errno;
-    fprintf(f, "set title ");
-    put_quoted(f, p->title);
+    put_title(f, p->title, WIDTH, y2 ? 0 : key_chars);
     fprintf(f, "\nset xlabel ");
     put_quoted(f, p->xlabel);
     fprintf(f, "\nset ylabel ");
     put_quoted(f, p->ylabel);
-    bool y2 = false;
-    for (int i = 0; i < p->n; i++)
-        y2 |= (p->series[i].flags & LR_PLOT_Y2) != 0;
     /* Inside the frame the key hid the curves that start high on the
      * left (sim's slowdown of zone and resource); beside it, it hides
      * none.  A plot with a right-hand axis keeps it inside, where that
@@ -451,8 +567,8 @@ lr_gantt_write_png(const struct lr_gantt *g, const char *png_path,
                            errlen);
     if (!f)
         return errno;
-    fprintf(f, "set title ");
-    put_quoted(f, g->title);
+    /* The key is below the frame: the title has the whole width. */
+    put_title(f, g->title, 1200, 0);
     fprintf(f, "\nset xlabel ");
     put_quoted(f, g->xlabel);
     fprintf(f, "\nset yrange [%d.5:-0.5]\nset ytics (", g->n_rows - 1);

@@ -39,6 +39,16 @@ void lr_plot_y2label(struct lr_plot *, const char *label);
 int lr_plot_write_png(const struct lr_plot *, const char *png_path,
                       char *err, size_t errlen);
 
+/* 'title' broken at spaces into lines of at most 'width' characters
+ * (UTF-8 characters, not bytes) for gnuplot, which shows a "\n" in a
+ * title as a new line and cuts a line wider than the PNG at its edges.
+ * A "\n" already there stays a break; a word longer than 'width' keeps
+ * a line of its own, whole.  Past 'max_lines' lines the last one ends in
+ * "...".  Writes a NUL-terminated string into buf[size] (cut to fit:
+ * strlen(title) + 4 bytes always suffice) and returns buf. */
+const char *lr_plot_wrap(const char *title, int width, int max_lines,
+                         char *buf, size_t size);
+
 /* A Gantt chart: boxes [x0, x1] on named rows (row 0 at the top), each
  * of a colour class (0..7) named in the key by 'classes'. */
 struct lr_gantt;
