@@ -48,6 +48,24 @@ lr_mod_gosnr_text(double db, char *buf, size_t len)
     mod_hundredths_canonical(buf);
 }
 
+/* 'x' (finite) into buf[len] as "%g" writes it when that reads back
+ * as 'x', else with the fewest more significant digits that do; returns
+ * the digits used.  A number said in a fact is the one judged: "%g"'s
+ * six digits said a reach of 999.9996 km "1000" beside a length of
+ * "1000.0" beyond it. */
+static int
+mod_say_g(double x, char *buf, size_t len)
+{
+    int p = 6;
+    for (; p < 17; p++) {
+        snprintf(buf, len, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            return p;
+    }
+    snprintf(buf, len, "%.*g", p, x);
+    return p;
+}
+
 /* The default table's OSNR threshold of the format 'name', NAN for a
  * format it does not have (lr_modulation.h says where the values come
  * from).  Only tables are asked for a threshold elsewhere, so that the
@@ -461,11 +479,11 @@ lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
                                                      .f = { t->f[i] } },
                              length_km) < 0) {
         /* lr_mod_choose() over the format alone: the same slack. */
-        char km[48];
+        char km[48], reach[32];
         mod_say_above(length_km, t->f[i].reach_km, km, sizeof km);
-        snprintf(say, sizeof say, "%s km is beyond %s's reach of %g km "
-                 "in the modulation table", km, t->f[i].name,
-                 t->f[i].reach_km);
+        mod_say_g(t->f[i].reach_km, reach, sizeof reach);
+        snprintf(say, sizeof say, "%s km is beyond %s's reach of %s km "
+                 "in the modulation table", km, t->f[i].name, reach);
         rc = ERANGE;
     }
     if (rc && why && whylen)
@@ -488,11 +506,19 @@ lr_mod_sized(const struct lr_modtable *t, const char *name,
     int need = lr_mod_slots(f, rate_gbps, guard);
     if (need == m)
         return 0;
-    if (why && whylen)
-        snprintf(why, whylen, "it holds %d slots for %g Gb/s where the "
-                 "modulation table's %s, at %g bits per symbol (%g Gb/s per "
-                 "slot), sizes %d (guard band included)", m, rate_gbps,
-                 f->name, f->se, f->se * LR_SLOT_GHZ, need);
+    if (why && whylen) {
+        char rate[32], se[32], per[32];
+        mod_say_g(rate_gbps, rate, sizeof rate);
+        /* Per slot, the SE said times 12.5 (100 / 8): three digits
+         * more hold that product whole, 3.9999999 x 12.5 = 49.99999875,
+         * where its double reads back only as 49.999998750000003. */
+        int p = mod_say_g(f->se, se, sizeof se);
+        snprintf(per, sizeof per, "%.*g", p + 3, f->se * LR_SLOT_GHZ);
+        snprintf(why, whylen, "it holds %d slots for %s Gb/s where the "
+                 "modulation table's %s, at %s bits per symbol (%s Gb/s per "
+                 "slot), sizes %d (guard band included)", m, rate, f->name,
+                 se, per, need);
+    }
     return EDOM;
 }
 

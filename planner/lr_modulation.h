@@ -170,7 +170,8 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
  * bytes suffice) gets the fact: "the modulation table has no format
  * 8QAM (it has BPSK, QPSK)", "its modulation format is not known"
  * (""), or "812.5 km is beyond 8QAM's reach of 500 km in the
- * modulation table".  A name that is no text (lr_mod_name_text()) is
+ * modulation table", the reach as "%g" has it or with the more digits
+ * that give it back.  A name that is no text (lr_mod_name_text()) is
  * one no table has, said escaped with its fault: "the modulation table
  * has no format 8QAM\u009B (escaped: a format's name must be UTF-8
  * text without control characters; bytes 5-6 are U+009B, a C1 control
@@ -189,7 +190,8 @@ int lr_mod_fits(const struct lr_modtable *t, const char *name,
  * which); EDOM when the count differs, 'why' (NULL: not written) then
  * "it holds 9 slots for 400 Gb/s where the modulation table's 16QAM,
  * at 2 bits per symbol (25 Gb/s per slot), sizes 17 (guard band
- * included)". */
+ * included)", the rate and the SE as "%g" has them or with the more
+ * digits that give them back (3.9999999, not "4", which sizes 9). */
 int lr_mod_sized(const struct lr_modtable *t, const char *name,
                  double rate_gbps, int m, int guard, char *why,
                  size_t whylen);

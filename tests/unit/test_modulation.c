@@ -550,6 +550,13 @@ test_fits(void)
                            "in the modulation table");
     t.f[0].reach_km = strtod(why, NULL);
     CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 500.04, NULL, 0), 0);
+    /* The reach said as the table has it: "%g" said 999.9996 "1000",
+     * beside a length of "1000.0" beyond it, until 2026-12-07. */
+    t.f[0].reach_km = 999.9996;
+    CU_ASSERT_EQUAL(lr_mod_fits(&t, "8QAM", 999.9997, why, sizeof why),
+                    ERANGE);
+    CU_ASSERT_STRING_EQUAL(why, "1000.0 km is beyond 8QAM's reach of "
+                           "999.9996 km in the modulation table");
     t.f[0].reach_km = 500;
     CU_ASSERT_EQUAL(lr_mod_fits(&t, "16QAM", 10, why, sizeof why), ENOENT);
     CU_ASSERT_STRING_EQUAL(why, "the modulation table has no format 16QAM "
@@ -590,6 +597,24 @@ test_sized(void)
                            "modulation table's QPSK, at 4 bits per symbol "
                            "(50 Gb/s per slot), sizes 3 (guard band "
                            "included)");
+    /* Each number said reads back as the one judged: "%g" said an SE
+     * of 3.9999999 "4", which sizes the 9 slots held, beside "sizes
+     * 10", and a rate of 1234567.8 Gb/s "1.23457e+06", until
+     * 2026-12-07. */
+    t.f[0].se = 3.9999999;
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "16QAM", 400, 9, 1, why, sizeof why),
+                    EDOM);
+    CU_ASSERT_STRING_EQUAL(why, "it holds 9 slots for 400 Gb/s where the "
+                           "modulation table's 16QAM, at 3.9999999 bits per "
+                           "symbol (49.99999875 Gb/s per slot), sizes 10 "
+                           "(guard band included)");
+    const char *at = strstr(why, " at ");
+    struct lr_modformat said = { .se = at ? strtod(at + 4, NULL) : 0 };
+    CU_ASSERT_EQUAL(lr_mod_slots(&said, 400, 1), 10);
+    CU_ASSERT_EQUAL(lr_mod_sized(&t, "16QAM", 1234567.8, 9, 1, why,
+                                 sizeof why), EDOM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "for 1234567.8 Gb/s "));
+    t.f[0].se = 2;
     /* The guard counts: 4 + 1 with one guard slot, 4 + 2 with two. */
     CU_ASSERT_EQUAL(lr_mod_sized(&d, "QPSK", 100, 6, 2, NULL, 0), 0);
     CU_ASSERT_EQUAL(lr_mod_sized(&d, "QPSK", 100, 6, 1, NULL, 0), EDOM);
