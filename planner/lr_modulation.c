@@ -30,6 +30,10 @@ lr_mod_gosnr_text(double db, char *buf, size_t len)
         snprintf(buf, len, "%g", db);
         return;
     }
+    /* -0 (a receiver's rounding, a CSV's "-0") is 0: "%.2f" would write
+     * "-0.00", which reads as a measurement below 0. */
+    if (db == 0)
+        db = 0;
     int n = snprintf(buf, len, "%.2f", db);
     if (n < 0 || (size_t) n >= len) {
         /* Its hundredths do not fit (|db| of 1e28 and more in 32 bytes,
@@ -535,6 +539,8 @@ static void
 lr_mod_say_below(double x, double t, char *a, char *b, size_t len)
 {
     int d = 1;
+    if (t == 0)
+        t = 0;   /* -0, a CSV's "-0": "0.0", not "-0.0" */
     snprintf(b, len, "%.1f", t);
     while (d < 17 && strtod(b, NULL) != t)
         snprintf(b, len, "%.*f", ++d, t);

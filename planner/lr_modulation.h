@@ -237,7 +237,8 @@ int lr_mod_received(const struct lr_modtable *t, const char *name,
  * buf[len] (32 bytes suffice for any finite number): cut to hundredths,
  * never rounded up, a final 0 of the two decimals dropped as libyang's
  * canonical decimal64 drops it ("16.99" for 16.996, "17.0" for 17,
- * "16.29" for 16.29, not "16.28" by its binary form).  A table's
+ * "16.29" for 16.29, not "16.28" by its binary form; "0.0" for -0,
+ * never "-0.0").  A table's
  * threshold has two decimals at most (lr_modtable_parse_csv()), so
  * this text is below it exactly when 'db' is.  A number not finite is
  * written as "%g" writes it, and one whose hundredths do not fit

@@ -669,6 +669,23 @@ test_received(void)
                            "8QAM's 17.04 dB threshold in the modulation "
                            "table");
     CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, q8, 17), 0);
+    /* A threshold of "-0" (a CSV may give it: it is not below 0) is
+     * said "0.0", not "-0.0", and so is a measurement of -0. */
+    struct lr_modtable z;
+    const char *csv = "name,maximum_length,spectral_efficiency,"
+                      "minimum_osnr\nBPSK,100000,1,-0\n";
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_parse_csv(&z, csv, strlen(csv), why,
+                                                sizeof why), 0);
+    CU_ASSERT_EQUAL(lr_mod_received(&z, "BPSK", -0.5, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_STRING_EQUAL(why, "measured -0.5 dB at provisioning, below "
+                           "BPSK's 0.0 dB threshold in the modulation "
+                           "table");
+    CU_ASSERT_EQUAL(lr_mod_received(&t, "8QAM", -0.0, why, sizeof why),
+                    ENOLINK);
+    CU_ASSERT_STRING_EQUAL(why, "measured 0.0 dB at provisioning, below "
+                           "8QAM's 17.0 dB threshold in the modulation "
+                           "table");
     /* A margin of 0 is received, as the provisioning's check has it. */
     CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 15, NULL, 0), 0);
     CU_ASSERT_EQUAL(lr_mod_received(&t, "16QAM", 22.5, NULL, 0), 0);
@@ -694,7 +711,8 @@ test_gosnr_text(void)
         const char *text;
     } cases[] = {
         { 16.996, "16.99" }, { 17, "17.0" }, { 16.29, "16.29" },
-        { 16.9, "16.9" }, { -0.004, "-0.01" },
+        { 16.9, "16.9" }, { -0.004, "-0.01" }, { -0.0, "0.0" },
+        { 0.004, "0.0" }, { 0.007, "0.0" },
     };
     char buf[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
