@@ -2192,10 +2192,12 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
  * (lr_lightpath_fits()) into back[len], up to the "DELETE" that the
  * line's "the job and submit it again" ends: "give the modulation
  * table the format back, or DELETE", or what changed of the format,
- * each failing check's in lr_lightpath_fits()'s order ("give 8QAM its
- * reach and a threshold of at most 17.0 dB back, or DELETE"): a
- * format's spectral efficiency, reach or threshold alone is no format
- * missing.  The threshold's is the measurement cut down to a tenth of
+ * each failing check's in lr_lightpath_fits()'s order ("give 8QAM a
+ * reach of at least 812.5 km and a threshold of at most 17.0 dB back,
+ * or DELETE"), by table 't': a format's spectral efficiency, reach or
+ * threshold alone is no format missing.  The reach's is the length
+ * as the fact says it, which lr_mod_choose() takes as a reach (until
+ * 2026-12-07 "its reach", no number).  The threshold's is the measurement cut down to a tenth of
  * a dB, which the table then passes (mod_tenth_below()); the spectral
  * efficiency's the range that sizes the slots the lightpath holds
  * (lr_mod_se_range(): "a spectral efficiency of 4 to 4.57 bits per
@@ -2205,8 +2207,8 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
  * table may hold, or none, or a measurement below every threshold a
  * table takes, has DELETE alone. */
 static void
-mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
-             size_t len)
+mod_way_back(const struct lr_modtable *t, const struct lr_lightpath *lp,
+             int bits, char *back, size_t len)
 {
     char part[3][96], at_most[32], lo[16], hi[16];
     int n = 0;
@@ -2240,8 +2242,15 @@ mod_way_back(const struct lr_lightpath *lp, int bits, char *back,
                  LR_MOD_OSNR_MAX_DB);
         return;
     }
-    if (bits & LR_MOD_REACH)
-        snprintf(part[n++], sizeof part[0], "its reach");
+    if (bits & LR_MOD_REACH) {
+        /* The length as the fact says it, the least reach that takes
+         * the lightpath (lr_mod_reach_needed()). */
+        char km[48];
+        int f = lr_modtable_find(t, lp->modulation);
+        lr_mod_reach_needed(lp->length_km, f < 0 ? 0 : t->f[f].reach_km, km,
+                            sizeof km);
+        snprintf(part[n++], sizeof part[0], "a reach of at least %s km", km);
+    }
     if ((bits & LR_MOD_SLOTS)
         && lr_mod_se_range(lp->capacity_gbps, lp->m, LR_JOB_GUARD_SLOTS, lo,
                            hi, sizeof lo))
@@ -2294,7 +2303,7 @@ say_mod_mismatch(const struct lr_ctl *c, const struct lr_job *j, char **buf,
             continue;
         n++;
         char back[3 * 96 + 64 + LR_MOD_NAME_MAX], fmt[LR_MOD_NAME_ESC_MAX];
-        mod_way_back(lp, bits, back, sizeof back);
+        mod_way_back(&c->rsa->mods, lp, bits, back, sizeof back);
         /* A name a store kept from before the table refused control
          * characters would reach the log as it is: escaped. */
         if (lp->modulation[0])

@@ -435,13 +435,10 @@ mod_say_names(const struct lr_modtable *t, char *say, size_t len, int n)
         snprintf(say + n, len - (size_t) n, ")");
 }
 
-/* 'length_km' past 'reach_km' (lr_mod_choose() refused it) as text
- * into a[len], with the fewest decimals (one at least) that read past
- * the reach and that, given as the reach, lr_mod_choose() takes: at
- * one decimal 500.04 km read "500.0 km is beyond 8QAM's reach of 500
- * km", and a reach of 500.0 given back still refused it. */
-static void
-mod_say_above(double length_km, double reach_km, char *a, size_t len)
+/* At one decimal 500.04 km read "500.0 km is beyond 8QAM's reach of
+ * 500 km", and a reach of 500.0 given back still refused it. */
+void
+lr_mod_reach_needed(double length_km, double reach_km, char *a, size_t len)
 {
     int d = 1;
     snprintf(a, len, "%.1f", length_km);
@@ -484,7 +481,7 @@ lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
                              length_km) < 0) {
         /* lr_mod_choose() over the format alone: the same slack. */
         char km[48], reach[32];
-        mod_say_above(length_km, t->f[i].reach_km, km, sizeof km);
+        lr_mod_reach_needed(length_km, t->f[i].reach_km, km, sizeof km);
         mod_say_g(t->f[i].reach_km, reach, sizeof reach);
         snprintf(say, sizeof say, "%s km is beyond %s's reach of %s km "
                  "in the modulation table", km, t->f[i].name, reach);

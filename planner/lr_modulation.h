@@ -181,6 +181,16 @@ int lr_mod_choose(const struct lr_modtable *t, double length_km);
 int lr_mod_fits(const struct lr_modtable *t, const char *name,
                 double length_km, char *why, size_t whylen);
 
+/* 'length_km', beyond a format's reach 'reach_km' (lr_mod_choose()
+ * refuses it), as text into a[len] (48 bytes suffice) with the fewest
+ * decimals, one at least, that read past the reach and that, given as
+ * the reach, lr_mod_choose() takes: the length lr_mod_fits() says
+ * ("500.04 km is beyond 8QAM's reach of 500 km") and the least reach
+ * the way back names ("give 8QAM a reach of at least 500.04 km
+ * back"). */
+void lr_mod_reach_needed(double length_km, double reach_km, char *a,
+                         size_t len);
+
 /* Whether a lightpath planned with the format named 'name' to carry
  * 'rate_gbps' in 'm' slots ('guard' guard slots included) is still
  * sized so by table 't' (whose spectral efficiency for the format may

@@ -12,7 +12,7 @@
 #   - a table whose format has another spectral efficiency sizes the
 #     stored lightpath at another slot count: said the same way, both
 #     counts named, kept as stored; one whose reach is cut short says
-#     to give the format its reach back.
+#     to give the format a reach of at least the path's length back.
 #   - a table whose format's threshold is above the gOSNR measured at
 #     provisioning: said the same way, both named, kept as stored; a
 #     threshold at the measurement, nothing.
@@ -213,18 +213,20 @@ PY
 
 # 2d. The same formats, but $fmt's reach cut to 1 km: j1's path is
 # beyond it.  The way back names the reach, not a format missing (the
-# table has $fmt): "give $fmt its reach back" (it said "give the
-# modulation table the format back").
+# table has $fmt): "give $fmt a reach of at least N km back", N the
+# length the fact says (it said "give the modulation table the format
+# back", then "its reach back", no number).
 printf 'name,maximum_length,spectral_efficiency\nBPSK,100000,1\nQPSK,2500,2\n8QAM,1250,3\n16QAM,625,4\n' \
     | awk -F, -v OFS=, -v f="$fmt" '$1 == f { $2 = 1 } { print }' > "$D/near.csv"
 with_table near.csv
 $CHECK --config "$D/lightraild.json" 2> "$tmp/err"
 rc=$?
-[ $rc = 0 ] \
+km=$(sed -n "s/.*: \([0-9.]*\) km is beyond $fmt's reach of 1 km.*/\1/p" "$tmp/err" | head -n 1)
+[ $rc = 0 ] && [ -n "$km" ] \
    && grep -q -F "lightrail-check: warning: job j1: lightpath 1 (" "$tmp/err" \
-   && grep -q -F "km is beyond $fmt's reach of 1 km in the modulation table: kept as stored, no device reprogrammed; give $fmt its reach back, or DELETE the job" "$tmp/err" \
+   && grep -q -F "$km km is beyond $fmt's reach of 1 km in the modulation table: kept as stored, no device reprogrammed; give $fmt a reach of at least $km km back, or DELETE the job" "$tmp/err" \
    && ! grep -q -F "the format back" "$tmp/err" \
-   && ok "a reach cut short: lightrail-check says to give $fmt its reach back, exit 0" \
+   && ok "a reach cut short: lightrail-check says to give $fmt a reach of at least $km km back, exit 0" \
    || notok "lightrail-check on $fmt's reach cut: exit $rc, $(cat "$tmp/err")"
 # The log is appended to by each start: step 3 reads its own.
 : > "$D/log"
