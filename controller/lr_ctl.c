@@ -2205,7 +2205,7 @@ mod_tenth_below(double gosnr_db, char *buf, size_t size)
  * them; the lightpath keeps no SE of its own; until 2026-12-07 "its
  * spectral efficiency", no number).  A name no
  * table may hold, or none, or a measurement below every threshold a
- * table takes, has DELETE alone. */
+ * table takes, or slots no SE a table takes sizes, has DELETE alone. */
 static void
 mod_way_back(const struct lr_modtable *t, const struct lr_lightpath *lp,
              int bits, char *back, size_t len)
@@ -2242,6 +2242,19 @@ mod_way_back(const struct lr_modtable *t, const struct lr_lightpath *lp,
                  LR_MOD_OSNR_MAX_DB);
         return;
     }
+    /* Nor a slot count no SE sizes for its rate (lr_mod_se_range()
+     * ERANGE, or EDOM for no slot beyond the guard band): a store's, no
+     * planner's, as the planner's rates and links always leave one
+     * (test_modulation "the SEs of every slot count the planner
+     * makes").  "Its spectral efficiency back" would be no way back. */
+    if ((bits & LR_MOD_SLOTS)
+        && lr_mod_se_range(lp->capacity_gbps, lp->m, LR_JOB_GUARD_SLOTS, lo,
+                           hi, sizeof lo)) {
+        snprintf(back, len, "no spectral efficiency a modulation table "
+                 "takes (up to %g bits per symbol) sizes them: DELETE",
+                 LR_MOD_SE_MAX);
+        return;
+    }
     if (bits & LR_MOD_REACH) {
         /* The length as the fact says it, the least reach that takes
          * the lightpath (lr_mod_reach_needed()). */
@@ -2251,13 +2264,7 @@ mod_way_back(const struct lr_modtable *t, const struct lr_lightpath *lp,
                             sizeof km);
         snprintf(part[n++], sizeof part[0], "a reach of at least %s km", km);
     }
-    if ((bits & LR_MOD_SLOTS)
-        && lr_mod_se_range(lp->capacity_gbps, lp->m, LR_JOB_GUARD_SLOTS, lo,
-                           hi, sizeof lo))
-        /* No SE a table takes sizes them (a store's slot count no
-         * planner made): none to name. */
-        snprintf(part[n++], sizeof part[0], "its spectral efficiency");
-    else if ((bits & LR_MOD_SLOTS) && !hi[0])
+    if ((bits & LR_MOD_SLOTS) && !hi[0])
         snprintf(part[n++], sizeof part[0], "a spectral efficiency of at "
                  "least %s bits per symbol", lo);
     else if ((bits & LR_MOD_SLOTS) && !strcmp(lo, hi))

@@ -497,6 +497,56 @@ test_negative_gosnr_way_back(void)
     lr_ctl_free(c);
 }
 
+/* A slot count no SE a table takes sizes for its rate (a store's, no
+ * planner's: lightraild plans 100 to 400 Gb/s on links of at most 1024
+ * slots, which an SE of six decimals up to 64 always sizes, see
+ * test_modulation "the SEs that size a lightpath's slots"): no SE can
+ * be given back, so the way back says so and leaves DELETE.  It
+ * advised "give 8QAM its spectral efficiency back" before, which no
+ * table can do. */
+static void
+test_unsized_way_back(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in;
+    char err[1024], *report = NULL;
+
+    mno_double_reset();
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    dbl.gosnr = 17;
+    in = intent("unsized");
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    lr_ctl_free(c);
+    /* 100000 Gb/s in the slots it holds (a dozen at most): 727 bits
+     * per symbol or more. */
+    CU_ASSERT_FATAL(job.lp[0].m <= 12 && job.lp[1].m <= 12);
+    lr_test_ctl_db_exec(db, "UPDATE lightpaths SET capacity_gbps = 100000 "
+                            "WHERE job = 'unsized'");
+
+    struct lr_modtable t = table_8qam(17);
+    int rc = open_ctl_report(&c, terms, 2, &t, &report, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "unsized: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    const char *want = "slots for 100000 Gb/s where the "
+                       "modulation table's 8QAM, at 3 bits per symbol "
+                       "(37.5 Gb/s per slot), sizes 2668 (guard band "
+                       "included): kept as stored, no device reprogrammed; "
+                       "no spectral efficiency a modulation table takes "
+                       "(up to 64 bits per symbol) sizes them: DELETE the "
+                       "job and submit it again";
+    if (!report || !strstr(report, want))
+        fprintf(stderr, "unsized: %s\n", report ? report : "(null)");
+    CU_ASSERT_PTR_NOT_NULL(report && strstr(report, want));
+    CU_ASSERT_PTR_NULL(report ? strstr(report, "its spectral efficiency")
+                              : NULL);
+    free(report);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "unsized", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 /* The way back the start's report gives for a threshold raised above
  * a measurement really passes: a receiver's gOSNR computed in floating
  * point (Mininet-Optical prints Python's repr) may sit a hair below a
@@ -1246,6 +1296,7 @@ static CU_TestInfo tests[] = {
       test_measured_gosnr_way_back_passes },
     { "a negative measured gOSNR: no threshold advised",
       test_negative_gosnr_way_back },
+    { "a slot count no SE sizes: no SE advised", test_unsized_way_back },
     { "a stored name no table holds: a way back that can be followed",
       test_name_no_table_holds_way_back },
     { "a lost add on record as unknown is not held",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_jenv.h"
 #include "planner/lr_modulation.h"
 #include "planner/lr_util.h"
 #include "tests/lr_test.h"
@@ -781,10 +782,37 @@ test_se_range(void)
     }
 }
 
+/* lr_mod_se_range() is ERANGE only for a slot count no planner made:
+ * lightraild plans 100, 200 or 400 Gb/s (lr_jenv_tier_gbps[], the
+ * controller's rates) on links of at most 1024 slots
+ * (yang/lightrail-topology.yang), where the range is 400 / 12.5 = 32
+ * at most and 100 / (12.5 x 1023 x 1022) = 7.6e-6 wide at least, so an
+ * SE of six decimals up to 64 always names each end. */
+static void
+test_se_range_planned(void)
+{
+    int bad = 0;
+    for (int r = 0; r < LR_JENV_N_TIERS; r++)
+        for (int m = 2; m <= 1024; m++) {
+            char lo[16], hi[16];
+            double rate = lr_jenv_tier_gbps[r];
+            int rc = lr_mod_se_range(rate, m, 1, lo, hi, sizeof lo);
+            struct lr_modformat f = { .se = strtod(lo, NULL) };
+            if (rc || lr_mod_slots(&f, rate, 1) != m) {
+                if (!bad++)
+                    fprintf(stderr, "%g Gb/s in %d: %d '%s'\n", rate, m, rc,
+                            lo);
+            }
+        }
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 static CU_TestInfo tests[] = {
     { "a gOSNR said cut to hundredths, or whole when they do not fit",
       test_gosnr_text },
     { "the SEs that size a lightpath's slots", test_se_range },
+    { "the SEs of every slot count the planner makes",
+      test_se_range_planned },
     { "a stored format judged by name and reach", test_fits },
     { "a measured gOSNR judged by the table's threshold", test_received },
     { "a stored slot count judged by the table's SE", test_sized },
