@@ -135,4 +135,19 @@ int sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
                            struct sb_mno_gosnr *out, char *err,
                            size_t errlen);
 
+/* The texts the check says, and lightrail mnoptical check prints, for a
+ * measured 'gosnr_db' against 'threshold_db', each into its buffer of
+ * 'len' bytes (32 suffice): the measurement cut to hundredths, never
+ * rounded up, as the controller keeps and GET shows it (the rule of
+ * planner/lr_modulation.h's lr_mod_gosnr_text(), which liblrsb does not
+ * link: "16.99" for 16.996, "17.0" for 17); the threshold with the
+ * fewest decimals, one at least, that give it back ("17.04"); the
+ * margin, the first less the second, signed ("+1.0", "-0.04").  A
+ * threshold has hundredths at most (lr_modtable_parse_csv()), so the
+ * margin is exact and negative exactly when the check refuses; at one
+ * decimal 16.996 against 17.0 read "17.0 dB ... 0.0 dB below 17.0 dB".
+ * A measurement not finite is written as "%g" writes it. */
+void sb_mno_gosnr_text(double gosnr_db, double threshold_db, char *gosnr,
+                       char *threshold, char *margin, size_t len);
+
 #endif

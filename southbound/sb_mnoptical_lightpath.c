@@ -192,14 +192,56 @@ sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
     }
     out->margin_db = out->gosnr_db - lp->threshold_db;
     if (!(out->margin_db >= 0)) {
-        sb_errf(err, errlen, 0, "%s -> %s: gOSNR %.1f dB on channel %d is "
-                "%.1f dB below %s's threshold of %.1f dB: the lightpath "
+        char g[32], t[32], m[32];
+        sb_mno_gosnr_text(out->gosnr_db, lp->threshold_db, g, t, m,
+                          sizeof g);
+        sb_errf(err, errlen, 0, "%s -> %s: gOSNR %s dB on channel %d is "
+                "%s dB below %s's threshold of %s dB: the lightpath "
                 "would not be received; use a more robust modulation or a "
-                "shorter path", lp->tx, lp->rx, out->gosnr_db, first,
-                -out->margin_db, lp->modulation, lp->threshold_db);
+                "shorter path", lp->tx, lp->rx, g, first,
+                m[0] == '-' ? m + 1 : m, lp->modulation, t);
         ret = ERANGE;
     }
 cleanup:
     sb_mno_close(&c);
     return ret;
+}
+
+/* "%.2f"'s text in buf with a final 0 of its decimals dropped, as
+ * libyang's canonical decimal64 has it: "17.00" reads "17.0". */
+static void
+mno_hundredths_canonical(char *buf)
+{
+    size_t n = strlen(buf);
+    if (n >= 4 && buf[n - 3] == '.' && buf[n - 1] == '0')
+        buf[n - 1] = '\0';
+}
+
+void
+sb_mno_gosnr_text(double gosnr_db, double threshold_db, char *gosnr,
+                  char *threshold, char *margin, size_t len)
+{
+    int d = 1, n;
+    if (threshold_db == 0)
+        threshold_db = 0;   /* -0: "0.0", not "-0.0" */
+    snprintf(threshold, len, "%.1f", threshold_db);
+    while (d < 17 && strtod(threshold, NULL) != threshold_db)
+        snprintf(threshold, len, "%.*f", ++d, threshold_db);
+    if (gosnr_db == 0)
+        gosnr_db = 0;
+    n = isfinite(gosnr_db) ? snprintf(gosnr, len, "%.2f", gosnr_db) : -1;
+    if (n < 0 || (size_t) n >= len) {
+        /* Not finite, or its hundredths do not fit: "%g"'s text. */
+        snprintf(gosnr, len, "%g", gosnr_db);
+        snprintf(margin, len, "%+g", gosnr_db - threshold_db);
+        return;
+    }
+    if (strtod(gosnr, NULL) > gosnr_db)
+        snprintf(gosnr, len, "%.2f", strtod(gosnr, NULL) - 0.01);
+    mno_hundredths_canonical(gosnr);
+    /* Both in hundredths: "%.2f" rounds the difference's binary error
+     * away, and a margin of 0 reads "+0.0", never "-0.0". */
+    double diff = strtod(gosnr, NULL) - threshold_db;
+    snprintf(margin, len, "%+.2f", fabs(diff) < 0.005 ? 0.0 : diff);
+    mno_hundredths_canonical(margin);
 }

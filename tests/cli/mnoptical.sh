@@ -54,6 +54,18 @@ if [ $rc -eq 3 ] && grep -q -x 't1 -> t2 on channel 5: gOSNR 17.0 dB (OSNR 17.5 
 else
     notok "--modulations 8QAM: exit $rc, $(cat "$tmp/out" "$tmp/err")"
 fi
+# The gOSNR, threshold and margin in hundredths, as GET keeps a
+# measurement (lr_mod_gosnr_text()): at one decimal 17 against a
+# table's 17.04 read "needs 17.0 dB: margin -0.0 dB, NOT received".
+printf 'name,maximum_length,spectral_efficiency,minimum_osnr\n8QAM,1250,3,17.04\n' > "$tmp/mods2.csv"
+chk --modulation 8QAM --modulations "$tmp/mods2.csv" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q -x 't1 -> t2 on channel 5: gOSNR 17.0 dB (OSNR 17.5 dB), 8QAM needs 17.04 dB: margin -0.04 dB, NOT received' "$tmp/out" \
+   && grep -q -F "gOSNR 17.0 dB on channel 5 is 0.04 dB below 8QAM's threshold of 17.04 dB" "$tmp/err"; then
+    ok "a threshold of 17.04 dB and its margin said in hundredths"
+else
+    notok "17.04 dB: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+fi
 chk --modulation 64QAM --modulations "$tmp/mods.csv" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 0 ] && grep -q '64QAM needs 16.5 dB: margin +0.5 dB, received' "$tmp/out"; then

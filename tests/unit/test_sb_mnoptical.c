@@ -811,6 +811,24 @@ test_gosnr(void)
                            "lightpath would not be received; use a more "
                            "robust modulation or a shorter path");
     CU_ASSERT_DOUBLE_EQUAL(g.margin_db, -3.0, 1e-9);
+    /* Said as GET keeps it, cut to hundredths (lr_mod_gosnr_text()):
+     * at one decimal 16.996 below 17.0 read "gOSNR 17.0 dB ... 0.0 dB
+     * below ... 17.0 dB", and 17.03 below a table's 17.04 the same. */
+    dbl.gosnr = 16.996;
+    lp.threshold_db = 17.0;
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "gOSNR 16.99 dB on channel 5 is "
+                                  "0.01 dB below 16QAM's threshold of "
+                                  "17.0 dB: "));
+    dbl.gosnr = 17.03;
+    lp.threshold_db = 17.04;
+    CU_ASSERT_EQUAL(sb_mno_lightpath_check(&lp, &g, err, sizeof err),
+                    ERANGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "gOSNR 17.03 dB on channel 5 is "
+                                  "0.01 dB below 16QAM's threshold of "
+                                  "17.04 dB: "));
+    dbl.gosnr = 17.0;
     /* QPSK passes on the same path. */
     lp.modulation = "QPSK";
     lp.threshold_db = default_osnr_db("QPSK");

@@ -236,10 +236,12 @@ mno_check(int argc, char **argv)
         lr_cli_err(MNO_CMD, "%s", err);
         return mno_exit(ret);
     }
-    printf("%s -> %s on channel %d: gOSNR %.1f dB (OSNR %.1f dB), %s needs "
-           "%.1f dB: margin %+.1f dB, %s\n", lp.tx, lp.rx, g.channel,
-           g.gosnr_db, g.osnr_db, lp.modulation, lp.threshold_db,
-           g.margin_db, ret ? "NOT received" : "received");
+    char gt[32], tt[32], mt[32];
+    sb_mno_gosnr_text(g.gosnr_db, lp.threshold_db, gt, tt, mt, sizeof gt);
+    printf("%s -> %s on channel %d: gOSNR %s dB (OSNR %.1f dB), %s needs "
+           "%s dB: margin %s dB, %s\n", lp.tx, lp.rx, g.channel, gt,
+           g.osnr_db, lp.modulation, tt, mt,
+           ret ? "NOT received" : "received");
     if (ret)
         lr_cli_err(MNO_CMD, "%s", err);
     return mno_exit(ret);
