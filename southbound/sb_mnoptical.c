@@ -507,7 +507,11 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
          * it, the DELETE done).  So it is kept, marked unknown,
          * EPROTO, and the line says so; a DELETE again settles it once
          * the emulator takes the probe's install (removed either
-         * way). */
+         * way).  One it refuses for good would leave the job releasing
+         * for ever: the line names the way out, a /reset of the node
+         * (the rule lost, the next DELETE's probe is taken) and a
+         * reinstall of the active jobs' rules it cleared too, in few
+         * words: the line goes to sb_par_item's err[512]. */
         else if (!steps[done].install
                  && sb_mno_refused_as_not_held(ret, status)) {
             sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);
@@ -515,11 +519,14 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             "%s, as it does for a rule it does not hold "
                             "(restarted or reset?), and %s: kept on the "
                             "record marked unknown: DELETE again to settle "
-                            "it", steps[done].r.mc.name,
+                            "it; refused so again: /reset?node=%s, then "
+                            "lightrail reconcile --reinstall",
+                            steps[done].r.mc.name,
                             probed == SB_MNO_PROBE_ASK_UNSENT
                             ? "the install to send to ask whether it holds "
                               "it did not reach it"
-                            : "the install sent to ask whether it holds it");
+                            : "the install sent to ask whether it holds it",
+                            d->config.name);
         }
         /* An undone install is a rule the record did not hold: its
          * removal refused is a refusal (the rule stays, held), and a

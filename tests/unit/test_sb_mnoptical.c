@@ -1632,7 +1632,8 @@ test_lost_by_emulator(void)
  * Until 2026-12-07 the 500 settled a rule so marked: it left the
  * record, the DELETE was done, and the rule stayed on the node, seen by
  * neither read() nor reconciliation.  Now it is kept, marked unknown,
- * EPROTO, and a DELETE once the emulator takes requests removes it. */
+ * EPROTO, and a DELETE once the emulator takes requests removes it;
+ * the line says how to clear a rule it refuses for good. */
 static void
 test_unknown_refused_twice(void)
 {
@@ -1669,6 +1670,12 @@ test_unknown_refused_twice(void)
         CU_ASSERT_EQUAL(dbl.n_calls, unsent ? 1 : 2);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "kept on the record marked "
                                            "unknown"));
+        /* A way out when the emulator refuses for good: DELETE again
+         * alone would leave the job releasing for ever. */
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "DELETE again to settle it; "
+                                      "refused so again: /reset?node=r2, "
+                                      "then lightrail reconcile "
+                                      "--reinstall"));
         CU_ASSERT_EQUAL(dbl.n_rules, 1);
         CU_ASSERT(record_is(r2, "kr/lp0?"));
     }
