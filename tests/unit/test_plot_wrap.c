@@ -55,7 +55,8 @@ test_wrap(void)
     }
 }
 
-/* The buffer's bound holds: a result cut to fit is still a string. */
+/* The buffer's bound holds: a result cut to fit is still a string, of
+ * whole UTF-8 characters. */
 static void
 test_cut(void)
 {
@@ -63,6 +64,13 @@ test_cut(void)
     memset(buf, 'x', sizeof buf);
     lr_plot_wrap("abcdef ghijkl", 6, 4, buf, sizeof buf);
     CU_ASSERT_STRING_EQUAL(buf, "abcdef\n");
+    /* Cut at a character, never inside one: "\xc2" alone, half of
+     * "µ", is no UTF-8, and gnuplot's pngcairo would draw it as a box
+     * or drop the title.  Nothing follows a cut (no " s" after it). */
+    lr_plot_wrap("abcde µs", 6, 4, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "abcde\n");
+    lr_plot_wrap("abcde µ s", 6, 4, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "abcde\n");
     lr_plot_wrap(NULL, 6, 4, buf, sizeof buf);
     CU_ASSERT_STRING_EQUAL(buf, "");
 }

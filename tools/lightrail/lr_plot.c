@@ -117,12 +117,23 @@ utf8_chars(const char *s, size_t n)
     return c;
 }
 
-/* Appends s[0..n) to buf[*o], as far as size allows. */
-static void
+/* Appends s[0..n) to buf[*o], as far as size allows (one byte is kept
+ * for the NUL); false when it did not all fit, the text then cut
+ * before the character that did not: half a UTF-8 sequence ("\xc2" of
+ * "µ") is no text gnuplot can draw. */
+static bool
 put_bytes(char *buf, size_t size, size_t *o, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n && *o + 1 < size; i++)
+    size_t i = 0;
+    for (; i < n && *o + 1 < size; i++)
         buf[(*o)++] = s[i];
+    if (i == n)
+        return true;
+    while (i > 0 && ((unsigned char) s[i] & 0xc0) == 0x80) {
+        i--;
+        (*o)--;
+    }
+    return false;
 }
 
 const char *
@@ -158,10 +169,14 @@ lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
             continue;
         }
         if (col > 0) {
-            put_bytes(buf, size, &o, " ", 1);
+            if (!put_bytes(buf, size, &o, " ", 1))
+                break;
             col++;
         }
-        put_bytes(buf, size, &o, s, n);
+        /* Cut to fit buf: nothing after it, or a shorter word would
+         * follow a gap in the text. */
+        if (!put_bytes(buf, size, &o, s, n))
+            break;
         col += w;
         s += n;
     }

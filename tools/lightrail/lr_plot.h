@@ -44,7 +44,8 @@ int lr_plot_write_png(const struct lr_plot *, const char *png_path,
  * title as a new line and cuts a line wider than the PNG at its edges.
  * A "\n" already there stays a break; a word longer than 'width' keeps
  * a line of its own, whole.  Past 'max_lines' lines the last one ends in
- * "...".  Writes a NUL-terminated string into buf[size] (cut to fit:
+ * "...".  Writes a NUL-terminated string into buf[size] (cut to fit,
+ * before a UTF-8 character that does not, and nothing after it:
  * strlen(title) + 4 bytes always suffice) and returns buf. */
 const char *lr_plot_wrap(const char *title, int width, int max_lines,
                          char *buf, size_t size);
