@@ -23,8 +23,10 @@
  * connections: handshakes, other coordinators' requests (on the other
  * workers), RELEASEs.  A COMMIT's layout runs on a worker and its
  * reservation on the loop, which alone owns the commitments (its tag
- * checked again there).  On SIGTERM the requests running end, their
- * answers dropped, and those queued are dropped unrun.  So that no
+ * checked again there).  On SIGTERM a request answered within
+ * AGENT_LEAVE_S is answered, and every connection told the agent goes
+ * (agent_leave()); then the requests running end, their answers
+ * dropped, and those queued are dropped unrun.  So that no
  * request (a JOB of thousands of layers, a STEP with a thousand entries:
  * legal frames) can hold a worker for minutes, a STEP, FINISH or COMMIT
  * whose local DP would update more than --max-step-cells cells (0.2-3 ns
@@ -169,6 +171,13 @@
  * not moved for AGENT_WRITE_S (one being closed included) is closed. */
 #define AGENT_OUT_MAX (1024 * 1024)
 #define AGENT_WRITE_S 60
+/* SIGTERM or SIGINT: how long the agent waits for its connections to
+ * take their goodbye (agent_leave()), and for a request in progress to
+ * be answered first, before it exits all the same.  Short, as a stop
+ * should be: an ERROR and a close_notify cross a WAN in well under it,
+ * and a coordinator whose answer does not come within it runs the plan
+ * again from its start, as after an eviction. */
+#define AGENT_LEAVE_S 1
 /* --max-step-cells' default: a few seconds of local DP at most (1.5-2.4
  * ns a cell measured before 2026-12-05, 0.2-0.4 ns since,
  * docs/agent-protocol.md), within the coordinator's default agent
@@ -255,6 +264,11 @@ struct agent {
     char serial[80];              /* our certificate's, for its refusal */
     struct evconnlistener *listener;
     struct event *sig_term, *sig_int, *sig_hup;
+    /* Since SIGTERM or SIGINT (agent_leave()): its name, for the
+     * goodbyes; 'leave_late' ends the loop AGENT_LEAVE_S after it,
+     * whatever is left. */
+    const char *leaving;
+    struct event *leave_late;
     /* Wakes when the wall clock leaves the span the connections up are
      * judged good in (a CRL of a->ssl going stale, a peer chain
      * expiring, a clock set back before a CRL's last update or a
@@ -414,6 +428,9 @@ conn_free(struct conn *c)
         if (c->next)
             c->next->prev = c->prev;
         c->gone = true;
+        /* The last told since SIGTERM (agent_leave()): the agent ends. */
+        if (a->leaving && !a->conns)
+            event_base_loopexit(a->base, NULL);
     }
     if (c->busy)
         return;   /* its party and buffers are the worker's */
@@ -456,12 +473,18 @@ conn_answer(struct conn *c, size_t n)
     conn_answer_after(c, n, c->a->delay_ms);
 }
 
+static void conn_goodbye(struct conn *c);
+
 static void
 conn_delay_done(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
     bufferevent_write_buffer(c->bev, c->held);
     conn_idle_restart(c);
+    if (c->a->leaving) {
+        conn_goodbye(c);   /* the answer held went first */
+        return;
+    }
     bufferevent_enable(c->bev, EV_READ);
     /* Requests that arrived meanwhile are already in the input. */
     conn_read(c->bev, c);
@@ -1053,6 +1076,10 @@ conn_saved(void *cookie, int rc, const char *why)
     if (atomic_load(&c->a->stopping) || c->closing
         || evtimer_pending(c->delay, NULL))
         return;   /* conn_delay_done reads on */
+    if (c->a->leaving) {
+        conn_goodbye(c);   /* its answer went first */
+        return;
+    }
     bufferevent_enable(c->bev, EV_READ);
     conn_read(c->bev, c);
 }
@@ -1228,6 +1255,10 @@ conn_work_done(void *cookie, void *arg)
     conn_work_answer(c);
     if (c->busy || c->closing || evtimer_pending(c->delay, NULL))
         return;   /* conn_saved or conn_delay_done reads on */
+    if (c->a->leaving) {
+        conn_goodbye(c);   /* its answer went first */
+        return;
+    }
     bufferevent_enable(c->bev, EV_READ);
     conn_read(c->bev, c);
 }
@@ -1410,6 +1441,22 @@ conn_refuse(struct conn *c, int code, const char *what)
         conn_free(c);
 }
 
+/* SIGTERM or SIGINT (agent_leave()): 'c' is told that the agent goes,
+ * with the ERROR of id 0 an eviction sends (peer_at_limit()), and
+ * closed once it is flushed (conn_write(): with close_notify).  Its
+ * coordinator reads "closed: ..." as the agent's close, not a crash:
+ * in the middle of a plan it runs the plan again from its start on a
+ * new connection, and on a connection kept idle it connects afresh for
+ * the next request (controller/lr_agent_party.c).  'c' may be freed. */
+static void
+conn_goodbye(struct conn *c)
+{
+    char why[LR_WIRE_TEXT_MAX - 16];
+    snprintf(why, sizeof why, "closed: the agent is shutting down (%s): "
+             "connect again once it is back", c->a->leaving);
+    conn_refuse(c, ESHUTDOWN, why);
+}
+
 /* --idle-timeout starts again: a whole frame came, the handshake is
  * done, an answer went out, or the peer read the answers that paused
  * reading.  The coordinator's silence is counted from our answer, not
@@ -1480,7 +1527,8 @@ conn_read(struct bufferevent *bev, void *arg)
     struct agent *a = c->a;
     struct evbuffer *in = bufferevent_get_input(bev);
 
-    while (!c->closing && !c->busy && !evtimer_pending(c->delay, NULL)) {
+    while (!c->closing && !c->busy && !evtimer_pending(c->delay, NULL)
+           && !a->leaving) {
         if (evbuffer_get_length(bufferevent_get_output(bev))
             >= AGENT_OUT_MAX) {
             /* conn_write resumes once the peer has read it all; the
@@ -1530,6 +1578,12 @@ conn_write(struct bufferevent *bev, void *arg)
 {
     struct conn *c = arg;
     if (c->closing) {
+        /* Its last frame (an ERROR saying why) is out: a TLS
+         * close_notify follows, which libevent does not send, so that
+         * the peer reads a close, not a connection cut short. */
+        SSL *ssl = bufferevent_openssl_get_ssl(bev);
+        if (ssl && c->ready)
+            SSL_shutdown(ssl);
         conn_free(c);
         return;
     }
@@ -2169,11 +2223,73 @@ early_hup(int sig)
     agent_hup_early = 1;
 }
 
+/* SIGTERM or SIGINT: the agent stops accepting and tells every
+ * connection past its handshake that it goes (conn_goodbye()); one in
+ * its handshake is closed.  A request in progress (on a worker, its
+ * save being written, its answer held by --delay-ms) is answered
+ * first, then told.  The loop ends once all are closed, or
+ * AGENT_LEAVE_S after the signal whatever is left (agent_leave_late());
+ * a second signal ends it at once.  Before, each connection was closed
+ * with no word, which a coordinator waiting on it took for a crash
+ * and so failed its plan. */
 static void
-on_signal(evutil_socket_t sig, short what, void *arg)
+agent_leave(evutil_socket_t sig, short what, void *arg)
 {
     struct agent *a = arg;
-    alog(a, "signal %d: stopping", (int) sig);
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    (void) what;
+    if (a->leaving) {
+        alog(a, "%s while stopping: stopping now", name);
+        event_base_loopexit(a->base, NULL);
+        return;
+    }
+    a->leaving = name;
+    /* Closed, not paused: a coordinator connecting now is refused at
+     * once, not left in the backlog until we exit. */
+    evconnlistener_free(a->listener);
+    a->listener = NULL;
+    int told = 0, waiting = 0;
+    for (struct conn *c = a->conns, *next; c; c = next) {
+        next = c->next;
+        if (!c->ready) {
+            conn_free(c);
+        } else if (c->closing) {
+            continue;   /* its ERROR is on its way already */
+        } else if (c->busy || evtimer_pending(c->delay, NULL)) {
+            waiting++;
+        } else {
+            told++;
+            conn_goodbye(c);
+        }
+    }
+    alog(a, "signal %d: stopping (%s): %d connection(s) told so, %d "
+         "once their request is answered (within %d s)", (int) sig, name,
+         told, waiting, AGENT_LEAVE_S);
+    if (!a->conns) {
+        event_base_loopexit(a->base, NULL);
+        return;
+    }
+    struct timeval tv = { AGENT_LEAVE_S, 0 };
+    evtimer_add(a->leave_late, &tv);
+}
+
+/* AGENT_LEAVE_S after SIGTERM: the connections still open (a request
+ * still running, a goodbye not yet read) are closed as they are, with
+ * no word, and the agent exits. */
+static void
+agent_leave_late(evutil_socket_t fd, short what, void *arg)
+{
+    struct agent *a = arg;
+    int n = 0, busy = 0;
+    (void) fd;
+    (void) what;
+    for (const struct conn *c = a->conns; c; c = c->next) {
+        n++;
+        busy += c->busy || evtimer_pending(c->delay, NULL);
+    }
+    alog(a, "%s: %d connection(s) not done %d s after it, %d of them with "
+         "a request unanswered: closed as they are", a->leaving, n,
+         AGENT_LEAVE_S, busy);
     event_base_loopexit(a->base, NULL);
 }
 
@@ -2291,7 +2407,9 @@ usage(FILE *f)
 "Logs to stderr, with each answer sent to a peer as it left (a 'sent' line:\n"
 "the message as JSON, as --record writes one received; past 16 KiB a head\n"
 "line with its length and SHA-256, then numbered parts that join back into\n"
-"it); stops on SIGTERM or SIGINT; on SIGHUP reads its certificate, key,\n"
+"it); on SIGTERM or SIGINT tells each coordinator connected that it\n"
+"stops (an ERROR of id 0, then close_notify), a request that ends within\n"
+"1 s answered first, and exits 0; on SIGHUP reads its certificate, key,\n"
 "CA and CRL files again (a new CRL needs no restart) and --config's\n"
 "predecessors (a change of the inventory needs a restart),\n"
 "and closes the connections up whose certificate they now refuse\n"
@@ -2702,10 +2820,11 @@ lr_cmd_agent(int argc, char **argv)
         a.port = bound.ss_family == AF_INET6
                  ? ntohs(((struct sockaddr_in6 *) &bound)->sin6_port)
                  : ntohs(((struct sockaddr_in *) &bound)->sin_port);
-    a.sig_term = evsignal_new(a.base, SIGTERM, on_signal, &a);
-    a.sig_int = evsignal_new(a.base, SIGINT, on_signal, &a);
+    a.sig_term = evsignal_new(a.base, SIGTERM, agent_leave, &a);
+    a.sig_int = evsignal_new(a.base, SIGINT, agent_leave, &a);
     a.sig_hup = evsignal_new(a.base, SIGHUP, on_hup, &a);
-    if (!a.sig_term || !a.sig_int || !a.sig_hup
+    a.leave_late = evtimer_new(a.base, agent_leave_late, &a);
+    if (!a.sig_term || !a.sig_int || !a.sig_hup || !a.leave_late
         || event_add(a.sig_term, NULL) || event_add(a.sig_int, NULL)
         || event_add(a.sig_hup, NULL)) {
         lr_cli_err(CMD, "cannot catch signals");
@@ -2766,6 +2885,8 @@ cleanup:
         event_free(a.sig_int);
     if (a.sig_hup)
         event_free(a.sig_hup);
+    if (a.leave_late)
+        event_free(a.leave_late);
     if (a.crl_next)
         event_free(a.crl_next);
     if (a.base)

@@ -1,0 +1,112 @@
+#!/bin/sh
+# The agent's goodbye on SIGTERM (docs/agent-protocol.md, "Stopping"),
+# each agent of its own on 127.0.0.1, stopped by its PID:
+#   1. a coordinator's connection, idle after its HELLO, is sent an
+#      ERROR of id 0, "closed: the agent is shutting down (SIGTERM)",
+#      then the TLS close_notify (tests/cli/agent_term.py), and the
+#      agent exits 0 (waited for at most 30 s: a cap, no timing);
+#   2. a request in progress (its answer held by --delay-ms 500, under
+#      the 1 s the agent gives its connections) is answered first, then
+#      told so, and the agent exits 0;
+#   3. lightraild, whose dc2 agent is stopped so between two jobs (the
+#      connection kept from j1 ends with that ERROR) and started again
+#      on the same port, plans j2 with it on a new connection: j2 is
+#      active, not failed.
+# Before, the agent closed each connection with no word: a coordinator
+# waiting on one took it for a crash and failed the plan.
+. "${srcdir:-.}/tests/cli/lib.sh"
+. "${srcdir:-.}/tests/cli/agentlib.sh"
+command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
+command -v openssl > /dev/null || { echo "skip: openssl not installed"; exit 77; }
+command -v python3 > /dev/null || { echo "skip: python3 not installed"; exit 77; }
+
+PIDS=
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+{ mk_ca ca && mk_cert ca dc2 dc2 && mk_cert ca coordinator coordinator; } ||
+    { echo "skip: openssl cannot make certificates"; exit 77; }
+agent_file dc2 4 311.111 0.45 80 45.678
+
+# exits_within PID S: 0 once PID (a child of ours) has exited, at most S
+# seconds from now, its status in $STATUS; 1 (and a SIGKILL) past that.
+exits_within() {
+    until=$(($(date +%s) + $2))
+    while kill -0 "$1" 2>/dev/null && [ "$(date +%s)" -le $until ]; do
+        sleep 0.1
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        kill -9 "$1"
+        wait "$1"
+        return 1
+    fi
+    wait "$1"
+    STATUS=$?
+}
+
+# ---- 1. an idle connection hears why, then the close ----
+start_agent term "$A/dc2.json" || { notok "agent did not start"; lr_summary; exit; }
+TPID=$APID
+if PYTHONPATH="$srcdir/tests/cli" python3 "$srcdir/tests/cli/agent_term.py" \
+       "$C" "$APORT" dc2 coordinator $TPID > "$tmp/term.out" 2>&1; then
+    ok "SIGTERM: an idle connection is sent an ERROR of id 0 saying so, then close_notify"
+else
+    notok "SIGTERM's goodbye: $(grep -v '^ok: ' "$tmp/term.out" | head -5; tail -3 "$A/term.log")"
+fi
+if exits_within $TPID 30 && [ "$STATUS" = 0 ] &&
+   grep -q "closed: the agent is shutting down (SIGTERM)" "$A/term.log"; then
+    ok "SIGTERM: the agent exits 0 once its connections are told"
+else
+    notok "SIGTERM: the agent's exit status '${STATUS:-none in 30 s}': $(tail -3 "$A/term.log")"
+fi
+
+# ---- 2. a request in progress is answered first ----
+start_agent held "$A/dc2.json" --delay-ms 500 --record "$A/held.rec" ||
+    { notok "agent did not start"; lr_summary; exit; }
+HPID=$APID
+if PYTHONPATH="$srcdir/tests/cli" python3 "$srcdir/tests/cli/agent_term.py" \
+       "$C" "$APORT" dc2 coordinator $HPID "$A/held.rec" > "$tmp/held.out" 2>&1 &&
+   exits_within $HPID 30 && [ "$STATUS" = 0 ]; then
+    ok "SIGTERM with an answer held: it goes first, then the ERROR of id 0, then close_notify"
+else
+    notok "SIGTERM with an answer held: status '${STATUS:-none}': $(grep -v '^ok: ' "$tmp/held.out" | head -5; tail -3 "$A/held.log")"
+fi
+
+# ---- 3. lightraild's kept connection, the agent stopped between jobs ----
+start_agent dc2 "$A/dc2.json" || { notok "agent did not start"; lr_summary; exit; }
+DPORT=$APORT
+. "${srcdir:-.}/tests/cli/daemon.sh"
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+dc2_remote "$DPORT"
+job_phase() {   # job_phase NAME: POSTs the job, prints its phase
+    printf '{"lightrail-job:job":[{"name":"%s","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
+        "$1" > "$tmp/$1.json"
+    api POST "$JOBS" "$tmp/$1.json"
+    api GET "$JOBS/job=$1"
+    jq -r '.["lightrail-job:job"][0].state.phase' "$tmp/body"
+}
+if start_daemon; then
+    j1=$(job_phase j1)
+    # The connection j1 was planned on is kept; the agent is stopped.
+    kill $APID
+    if exits_within $APID 30 && [ "$STATUS" = 0 ] &&
+       grep -q "closed: the agent is shutting down (SIGTERM)" "$A/dc2.log"; then
+        ok "SIGTERM with lightraild's connection kept: the agent said so and exited 0"
+    else
+        notok "SIGTERM with lightraild's connection kept: status '${STATUS:-none in 30 s}': $(tail -3 "$A/dc2.log")"
+    fi
+    mv "$A/dc2.log" "$A/dc2-before.log"
+    LISTEN=127.0.0.1:$DPORT start_agent dc2 "$A/dc2.json" ||
+        { notok "agent did not start again on port $DPORT: $(tail -3 "$A/dc2.log")"; stop_daemon; lr_summary; exit; }
+    j2=$(job_phase j2)
+    if [ "$j1" = active ] && [ "$j2" = active ] &&
+       grep -q ": connected$" "$A/dc2.log"; then
+        ok "lightraild plans j2 with the agent started again (j1 $j1, j2 $j2)"
+    else
+        notok "lightraild after the agent's SIGTERM: j1 $j1, j2 $j2: $(jq -c '.["lightrail-job:job"][0].state' "$tmp/body"; grep 'dc2' "$D/log" | tail -3)"
+    fi
+    stop_daemon
+    stop_agent $APID || notok "agent $APID did not stop cleanly"
+else
+    notok "lightraild did not start: $(tail -3 "$D/log")"
+fi
+lr_summary
