@@ -242,21 +242,22 @@ random_rollout(struct lr_ppo *p, struct lr_rng *r, int n, double jitter)
     }
 }
 
-/* The whole PPO loss (clipped policy term, entropy of the masked policy,
- * clipped value term) against finite differences on every weight, by the
- * per-sample or the batched path (16 transitions: 4 batches of the 4
- * rows a minibatch holds); returns the agent with its gradient. */
+/* The agent of the PPO loss tests: 16 transitions (4 batches of the 4
+ * rows a minibatch holds) of the per-sample or the batched path, with the
+ * anchor term or without; the same seeds, so the same weights and rollout
+ * whichever the path. */
+enum { LOSS_NO = 3, LOSS_NA = 5, LOSS_N = 16 };
+
 static struct lr_ppo *
-ppo_loss_gradient(bool per_sample, bool anchored)
+loss_agent(bool per_sample, bool anchored)
 {
-    enum { NO = 3, NA = 5, N = 16 };
-    struct lr_ppo *p = agent(NO, NA, 9, N);
+    struct lr_ppo *p = agent(LOSS_NO, LOSS_NA, 9, LOSS_N);
     p->cfg.per_sample = per_sample;
     struct lr_rng r;
     lr_rng_seed(&r, 10);
     /* Old policy and values a little off, inside and outside the clip
      * range. */
-    random_rollout(p, &r, N, 0.6);
+    random_rollout(p, &r, LOSS_N, 0.6);
     /* The weights rounded to float, so that the batched (float) pass and
      * the double reference see the same network. */
     struct lr_mlp *nets[2] = { p->actor, p->critic };
@@ -273,47 +274,73 @@ ppo_loss_gradient(bool per_sample, bool anchored)
     }
     lr_mlp_params_changed(p->actor);
     lr_mlp_params_changed(p->critic);
+    return p;
+}
+
+/* The central finite differences of the whole PPO loss (clipped policy
+ * term, entropy of the masked policy, clipped value term) on every weight
+ * of p's actor (fd[0]) and critic (fd[1]), in double by the per-sample
+ * path; the caller frees both.  p's weights are left as they were, its
+ * gradient is not. */
+static void
+loss_fd(struct lr_ppo *p, double *fd[2])
+{
+    struct lr_mlp *nets[2] = { p->actor, p->critic };
+    bool per_sample = p->cfg.per_sample;
+    p->cfg.per_sample = true;
+    for (int k = 0; k < 2; k++) {
+        struct lr_mlp *m = nets[k];
+        fd[k] = malloc((size_t) m->n_params * sizeof *fd[k]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fd[k]);
+        for (int i = 0; i < m->n_params; i++) {
+            double keep = m->params[i], h = 1e-6;
+            m->params[i] = keep + h;
+            double lp = lr_ppo_loss_grad(p, 0, LOSS_N);
+            m->params[i] = keep - h;
+            double lm = lr_ppo_loss_grad(p, 0, LOSS_N);
+            m->params[i] = keep;
+            fd[k][i] = (lp - lm) / (2 * h);
+        }
+    }
+    p->cfg.per_sample = per_sample;
+}
+
+/* p's gradient by its own path (lr_ppo_loss_grad), which it keeps,
+ * against fd. */
+static void
+loss_gradient_is_fd(struct lr_ppo *p, double *const fd[2])
+{
     /* Differences below this are rounding: 1e-7 in double (the finite
      * differences' own error), 2e-6 for the float pass (the loss's terms
      * are O(1) and divided by N = 16; float carries 6e-8 of each through
      * about 100 operations). */
-    double abs_floor = per_sample ? 1e-7 : 2e-6;
-    lr_ppo_loss_grad(p, 0, N);
+    double abs_floor = p->cfg.per_sample ? 1e-7 : 2e-6;
+    lr_ppo_loss_grad(p, 0, LOSS_N);
+    struct lr_mlp *nets[2] = { p->actor, p->critic };
     double worst = 0;
-    for (int k = 0; k < 2; k++) {
-        struct lr_mlp *m = nets[k];
-        double *g = malloc((size_t) m->n_params * sizeof *g);
-        memcpy(g, m->grad, (size_t) m->n_params * sizeof *g);
-        /* The loss for the finite differences in double, by the
-         * per-sample path, whichever path made g. */
-        p->cfg.per_sample = true;
-        for (int i = 0; i < m->n_params; i++) {
-            double keep = m->params[i], h = 1e-6;
-            m->params[i] = keep + h;
-            double lp = lr_ppo_loss_grad(p, 0, N);
-            m->params[i] = keep - h;
-            double lm = lr_ppo_loss_grad(p, 0, N);
-            m->params[i] = keep;
-            double fd = (lp - lm) / (2 * h);
-            if (fabs(fd - g[i]) > abs_floor)
-                worst = fmax(worst, max_rel_err(fd, g[i]));
-        }
-        p->cfg.per_sample = per_sample;
-        free(g);
-    }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < nets[k]->n_params; i++)
+            if (fabs(fd[k][i] - nets[k]->grad[i]) > abs_floor)
+                worst = fmax(worst, max_rel_err(fd[k][i], nets[k]->grad[i]));
     CU_ASSERT(worst < 1e-4);
-    lr_ppo_loss_grad(p, 0, N);
-    return p;
 }
 
 /* Both paths against finite differences, and against each other: the
  * same loss, the same gradient up to rounding; with the anchor term or
- * without. */
+ * without.  Both agents have the same weights and rollout (asserted
+ * below), so one set of finite differences, the cost of this test
+ * (about 3,000 losses under valgrind), serves both. */
 static void
 ppo_loss_gradient_paths(bool anchored)
 {
-    struct lr_ppo *ps = ppo_loss_gradient(true, anchored);
-    struct lr_ppo *bt = ppo_loss_gradient(false, anchored);
+    struct lr_ppo *ps = loss_agent(true, anchored);
+    struct lr_ppo *bt = loss_agent(false, anchored);
+    double *fd[2];
+    loss_fd(ps, fd);
+    loss_gradient_is_fd(ps, fd);
+    loss_gradient_is_fd(bt, fd);
+    free(fd[0]);
+    free(fd[1]);
     CU_ASSERT_EQUAL(ps->n, bt->n);
     double dl = fabs(lr_ppo_loss_grad(ps, 0, ps->n)
                      - lr_ppo_loss_grad(bt, 0, bt->n));
