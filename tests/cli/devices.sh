@@ -207,69 +207,35 @@ stop_daemon
 # error, as a proxy or an access rule in front of the daemon may).
 # Stopped by its PID.
 cat > "$tmp/fake_state.py" <<'PY'
-import http.server, json, sys
+import sys
+from fakerest import Handler, errors, serve
 rev, port_file = sys.argv[1], sys.argv[2]
 STATE = {"lightrail-state:state": {"counters": {"admitted": "0"}}}
 LIB = {"ietf-yang-library:yang-library": {"content-id": "1", "module-set": [
     {"name": "lightrail", "module": [
         {"name": "ietf-network", "revision": "2018-02-26"},
         {"name": "lightrail-state", "revision": rev}]}]}}
-class H(http.server.BaseHTTPRequestHandler):
+LIB_PATH = "/restconf/data/ietf-yang-library:yang-library"
+class H(Handler):
     def do_GET(self):
-        if (self.path == "/restconf/data/ietf-yang-library:yang-library"
-                and rev.startswith("status:")):
+        if self.path == LIB_PATH and rev.startswith("status:"):
             code = int(rev[7:])
-            data = json.dumps({"ietf-restconf:errors": {"error": [{
-                "error-type": "protocol", "error-tag": "access-denied",
-                "error-message": "the fake refuses the library (%d)"
-                                 % code}]}}).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/yang-data+json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        if self.path == "/restconf/data/lightrail-state:state":
-            body = STATE
-        elif (self.path == "/restconf/data/ietf-yang-library:yang-library"
-              and rev != "none"):
-            body = LIB
+            self.reply(code, errors(
+                "access-denied", "the fake refuses the library (%d)" % code))
+        elif self.path == "/restconf/data/lightrail-state:state":
+            self.reply(200, STATE)
+        elif self.path == LIB_PATH and rev != "none":
+            self.reply(200, LIB)
         else:
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/yang-data+json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(s.server_address[1]))
-import os
-os.rename(port_file + ".tmp", port_file)
-s.serve_forever()
+            self.reply(404)
+serve(H, port_file)
 PY
 # fake_devices REV [ARGS...]: `lightrail devices ARGS` against the fake
 # at REV; sets RC, $tmp/out, $tmp/err and FAKE (its URL).
 fake_devices() {
     rev=$1
     shift
-    rm -f "$tmp/fake.port"
-    python3 "$tmp/fake_state.py" "$rev" "$tmp/fake.port" &
-    FPID=$!
-    await_file "$tmp/fake.port" $FPID /dev/null fake-lightraild \
-        || { kill $FPID 2>/dev/null; RC=; notok "the fake lightraild ($rev) did not start"; return; }
-    FAKE=http://127.0.0.1:$(cat "$tmp/fake.port")
-    $LIGHTRAIL devices --server "$FAKE" --token "$TOKEN" "$@" \
-        > "$tmp/out" 2> "$tmp/err"
-    RC=$?
-    kill $FPID 2>/dev/null
-    wait $FPID 2>/dev/null
+    lr_fake_run "$tmp/fake_state.py" "$rev" devices "$@"
 }
 if command -v python3 > /dev/null; then
     fake_devices 2026-12-05

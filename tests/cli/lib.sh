@@ -42,6 +42,27 @@ await_file() {
     return 1
 }
 
+# lr_fake_run SCRIPT ARG COMMAND [ARGS...]: starts `python3 SCRIPT ARG
+# PORTFILE`, a fake lightraild on 127.0.0.1 (tests/cli/fakerest.py), runs
+# `lightrail COMMAND --server URL --token $TOKEN ARGS` against it and
+# stops it by its PID; sets RC (empty when the fake did not start),
+# $tmp/out, $tmp/err and FAKE (its URL).
+lr_fake_run() {
+    _script=$1 _arg=$2 _cmd=$3
+    shift 3
+    rm -f "$tmp/fake.port"
+    PYTHONPATH="$srcdir/tests/cli" python3 "$_script" "$_arg" "$tmp/fake.port" &
+    FPID=$!
+    await_file "$tmp/fake.port" $FPID /dev/null fake-lightraild \
+        || { kill $FPID 2>/dev/null; RC=; notok "the fake lightraild ($_arg) did not start"; return; }
+    FAKE=http://127.0.0.1:$(cat "$tmp/fake.port")
+    $LIGHTRAIL "$_cmd" --server "$FAKE" --token "$TOKEN" "$@" \
+        > "$tmp/out" 2> "$tmp/err"
+    RC=$?
+    kill $FPID 2>/dev/null
+    wait $FPID 2>/dev/null
+}
+
 # lr_make_install ROOT VAR...: sets each shell variable VAR to make's $(VAR),
 # the folder as configure set it (make expands ${prefix}; one per line, so
 # an empty one stays empty), then runs `make install DESTDIR=ROOT` (counted

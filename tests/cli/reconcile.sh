@@ -168,55 +168,30 @@ check_store "lightrail-check: store and devices agree"
 # is reported as any 400 (until 2026-12-07 both were, the first as
 # 'Node "reinstall" not found as a child of "reconcile" node').
 cat > "$tmp/fake_old.py" <<'PY'
-import http.server, json, sys
+import sys
+from fakerest import Handler, errors, serve
 mode, port_file = sys.argv[1], sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
+class H(Handler):
     def do_POST(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n).decode() if n else ""
-        if "reinstall" not in body:
-            code, out = 200, {"lightrail-job:output": {
-                "differences": 0, "repaired": False}}
+        if "reinstall" not in self.body():
+            self.reply(200, {"lightrail-job:output": {
+                "differences": 0, "repaired": False}})
+        elif mode == "leaf":
+            self.reply(400, errors("invalid-value", 'invalid value "x"',
+                                   "/lightrail-job:reconcile/dry-run"))
         else:
-            path = "/lightrail-job:reconcile"
-            msg = 'Node "reinstall" not found as a child of "reconcile" node.'
-            if mode == "leaf":
-                path += "/dry-run"
-                msg = 'invalid value "x"'
-            code, out = 400, {"ietf-restconf:errors": {"error": [{
-                "error-type": "protocol", "error-tag": "invalid-value",
-                "error-path": path, "error-message": msg}]}}
-        data = json.dumps(out).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/yang-data+json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(s.server_address[1]))
-import os
-os.rename(port_file + ".tmp", port_file)
-s.serve_forever()
+            self.reply(400, errors(
+                "invalid-value",
+                'Node "reinstall" not found as a child of "reconcile" node.',
+                "/lightrail-job:reconcile"))
+serve(H, port_file)
 PY
 # fake_reconcile MODE [ARGS...]: `lightrail reconcile ARGS` against the
 # fake; sets RC, $tmp/out, $tmp/err and FAKE (its URL).
 fake_reconcile() {
     mode=$1
     shift
-    rm -f "$tmp/fake.port"
-    python3 "$tmp/fake_old.py" "$mode" "$tmp/fake.port" &
-    FPID=$!
-    await_file "$tmp/fake.port" $FPID /dev/null fake-lightraild \
-        || { kill $FPID 2>/dev/null; RC=; notok "the fake lightraild ($mode) did not start"; return; }
-    FAKE=http://127.0.0.1:$(cat "$tmp/fake.port")
-    $LIGHTRAIL reconcile --server "$FAKE" --token "$TOKEN" "$@" \
-        > "$tmp/out" 2> "$tmp/err"
-    RC=$?
-    kill $FPID 2>/dev/null
-    wait $FPID 2>/dev/null
+    lr_fake_run "$tmp/fake_old.py" "$mode" reconcile "$@"
 }
 if command -v python3 > /dev/null; then
     fake_reconcile old
