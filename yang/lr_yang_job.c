@@ -1093,11 +1093,17 @@ job_cache_drop(struct lr_yang_job_cache *c, struct job_cache_slot *s)
 void
 lr_yang_job_cache_free(struct lr_yang_job_cache *c)
 {
+    lr_yang_job_cache_clear(c);
+    free(c);
+}
+
+void
+lr_yang_job_cache_clear(struct lr_yang_job_cache *c)
+{
     if (!c)
         return;
     for (int k = 0; k < 2; k++)
         job_cache_drop(c, &c->slot[k]);
-    free(c);
 }
 
 void

@@ -315,6 +315,12 @@ struct lr_yang_job_cache;
 struct lr_yang_job_cache *lr_yang_job_cache_new(size_t max_nodes);
 void lr_yang_job_cache_free(struct lr_yang_job_cache *);
 
+/* The trees 'cache' keeps freed (NULL: nothing), its counts kept: the
+ * next request builds again, the same bytes.  lightraild's idle drop
+ * (docs/controller.md, "The jobs tree kept across GETs"): no tree
+ * borrowed from it (lr_yang_job_cache_select_tree()) may be alive. */
+void lr_yang_job_cache_clear(struct lr_yang_job_cache *cache);
+
 /* What a cache did: the requests it answered from a tree kept
  * ('hits'), the trees it built ('builds'), those it did not keep for
  * their size ('too_large'), and the data nodes it holds now (those of

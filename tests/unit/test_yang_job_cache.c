@@ -386,11 +386,95 @@ test_completed_within_bound(void)
     lr_ctl_free(c);
 }
 
+/* A cache cleared (lightraild's idle drop) holds no node, and the next
+ * request builds its tree again and answers the same bytes as before the
+ * clear; a clear of an empty cache, or of none, does nothing. */
+static void
+test_clear(void)
+{
+    struct lr_ctl *c = open_ctl();
+    struct lr_yang_job_cache *own = lr_yang_job_cache_new(1000000);
+    struct lr_yang_job_cache_stats st;
+    struct lr_job job;
+    const struct lr_job **refs = NULL;
+    char err[1024], *before = NULL, *after = NULL;
+    int n = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+    lr_yang_job_cache_clear(NULL);
+    lr_yang_job_cache_clear(own);
+    struct lr_intent in = intent("g-one", "bert-large", 1, 4);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_list_refs(c, &refs, &n), 0);
+    unsigned long long gen = lr_ctl_jobs_gen(c);
+    const struct lr_yang_job_net net = {
+        .topo = lr_ctl_topo(c), .cluster = lr_ctl_cluster(c),
+        .mods = lr_ctl_modtable(c),
+    };
+    for (int cfg = 0; cfg < 2; cfg++) {
+        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(
+                            ly, own, gen, refs, n, false, cfg, net.topo,
+                            net.cluster, net.mods, &before, err, sizeof err),
+                        0);
+        lr_yang_job_cache_stats(own, &st);
+        CU_ASSERT(st.nodes > 0);
+        CU_ASSERT_EQUAL(st.builds, 2ULL * (unsigned) cfg + 1);
+        lr_yang_job_cache_clear(own);
+        lr_yang_job_cache_stats(own, &st);
+        CU_ASSERT_EQUAL(st.nodes, 0);
+        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(
+                            ly, own, gen, refs, n, false, cfg, net.topo,
+                            net.cluster, net.mods, &after, err, sizeof err),
+                        0);
+        lr_yang_job_cache_stats(own, &st);
+        CU_ASSERT_EQUAL(st.builds, 2ULL * (unsigned) cfg + 2);
+        CU_ASSERT_EQUAL(st.hits, 0);
+        CU_ASSERT(st.nodes > 0);
+        same_text(after, before, "cleared", cfg ? "running" : "jobs");
+        free(before);
+        free(after);
+        before = after = NULL;
+        lr_yang_job_cache_clear(own);
+    }
+
+    /* A where's tree, completed, cleared too: judged again the same. */
+    const struct lr_yang_job_query q = { .where = "priority >= 0" };
+    for (int round = 0; round < 2; round++) {
+        const struct lr_job **sel = NULL;
+        struct lr_yang_job_tree *tree = NULL;
+        int m = 0;
+        CU_ASSERT_EQUAL(lr_yang_job_cache_select_tree(
+                            ly, own, gen, refs, n, &q, &net, &sel, &m, &tree,
+                            err, sizeof err), 0);
+        CU_ASSERT_EQUAL(m, 1);
+        if (tree)
+            CU_ASSERT_EQUAL(lr_yang_job_tree_page_to_json(
+                                ly, tree, sel, m, NULL, false, false,
+                                round ? &after : &before, err, sizeof err),
+                            0);
+        lr_yang_job_tree_free(tree);
+        free(sel);
+        lr_yang_job_cache_clear(own);
+        lr_yang_job_cache_stats(own, &st);
+        CU_ASSERT_EQUAL(st.nodes, 0);
+    }
+    same_text(after, before, "cleared", "a where's page");
+    lr_yang_job_cache_stats(own, &st);
+    CU_ASSERT_EQUAL(st.builds, 6);
+    CU_ASSERT_EQUAL(st.hits, 0);
+    free(before);
+    free(after);
+    free(refs);
+    lr_yang_job_cache_free(own);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "g-one", err, sizeof err), 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "every change, a fresh build's answer", test_every_change },
     { "a tree too large is not kept", test_too_large_not_kept },
     { "a tree completed stays within the bound",
       test_completed_within_bound },
+    { "a cache cleared holds nothing and builds again", test_clear },
     CU_TEST_INFO_NULL,
 };
 
