@@ -104,6 +104,38 @@
  * many lightpaths) is built for each GET, as before. */
 #define LIGHTRAILD_JOBS_CACHE_NODES 1000000
 
+/* How long the jobs trees are kept after the last GET that took them,
+ * in seconds: one GET of 10,000 jobs would otherwise hold their 21 MB
+ * until the next change.  A GET after it builds again (about a
+ * second's CPU for 10,000 jobs, docs/benchmarks.md); a client that
+ * polls more often than this keeps them.  The tests set it short
+ * through LIGHTRAIL_TEST_JOBS_CACHE_IDLE (seconds, 0.01 to 86400), no
+ * option an operator needs. */
+#define LIGHTRAILD_JOBS_CACHE_IDLE_S 300.0
+
+/* The idle time of the jobs trees: LIGHTRAIL_TEST_JOBS_CACHE_IDLE's
+ * when it is a number of seconds in range (else warned and ignored),
+ * else LIGHTRAILD_JOBS_CACHE_IDLE_S. */
+static struct timeval
+jobs_cache_idle(void)
+{
+    double s = LIGHTRAILD_JOBS_CACHE_IDLE_S;
+    const char *env = getenv("LIGHTRAIL_TEST_JOBS_CACHE_IDLE");
+    if (env && *env) {
+        char *end = NULL;
+        double v = strtod(env, &end);
+        if (*end || !(v >= 0.01 && v <= 86400))
+            lr_log(LR_LOG_WARN, "LIGHTRAIL_TEST_JOBS_CACHE_IDLE='%s' is no "
+                   "number of seconds from 0.01 to 86400: the jobs trees "
+                   "are kept %.0f s after a GET", env, s);
+        else
+            s = v;
+    }
+    struct timeval tv = { (time_t) s,
+                          (suseconds_t) ((s - (double) (time_t) s) * 1e6) };
+    return tv;
+}
+
 static void
 usage(FILE *f)
 {
@@ -337,6 +369,7 @@ struct daemon {
     struct event *stopping;       /* NULL until a signal: waits for it */
     struct event *sighup;         /* reloads the ppo policy, TLS files */
     struct event *releases;       /* RELEASEs to the agents queued */
+    struct event *jobs_idle;      /* app->jobs_cache_timer */
     /* Wakes when the wall clock leaves the span the agents' connections
      * are judged good in (crl_arm()), and every LR_TLS_CRL_RECHECK_S
      * meanwhile; not pending when there is nothing to judge. */
@@ -350,6 +383,17 @@ struct daemon {
     bool crl;                     /* coordinator/crl configured */
     const struct lr_ctl_ppo_rollout *rollout;     /* ppo-rollout, or NULL */
 };
+
+/* No GET took the jobs trees for the idle time: dropped, built again
+ * by the next. */
+static void
+on_jobs_idle(evutil_socket_t fd, short what, void *arg)
+{
+    struct nb_app *app = arg;
+    (void) fd;
+    (void) what;
+    lr_yang_job_cache_clear(app->jobs_cache);
+}
 
 /* lr_ctl_set_release_hook's: a RELEASE to an agent was queued. */
 static void
@@ -1125,11 +1169,16 @@ main(int argc, char **argv)
      * turn: the event runs once the handler that queued them returns. */
     d.releases = event_new(d.base, -1, 0, on_releases, &app);
     d.crl_next = evtimer_new(d.base, on_crl_next, &d);
-    if (!d.releases || !d.crl_next) {
+    d.jobs_idle = evtimer_new(d.base, on_jobs_idle, &app);
+    if (!d.releases || !d.crl_next || !d.jobs_idle) {
         lr_log(LR_LOG_ERR, "cannot create the event loop's events");
         goto cleanup;
     }
     lr_ctl_set_release_hook(ctl, releases_queued, d.releases);
+    if (app.jobs_cache) {
+        app.jobs_cache_timer = d.jobs_idle;
+        app.jobs_cache_idle = jobs_cache_idle();
+    }
     app.reloaded = on_reloaded;
     app.reloaded_arg = &d;
     app.tls_reloaded = on_tls_reloaded;
@@ -1207,6 +1256,9 @@ cleanup:
         event_free(d.releases);
     if (d.crl_next)
         event_free(d.crl_next);
+    app.jobs_cache_timer = NULL;
+    if (d.jobs_idle)
+        event_free(d.jobs_idle);
     if (d.stopping)
         event_free(d.stopping);
     if (d.sigterm)

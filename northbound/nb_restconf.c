@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <event2/http.h>
 
 #include "controller/lr_ctl.h"
@@ -824,6 +825,14 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     answer_begin(app, resp, rc, &job, in.name, err);
 }
 
+/* A GET took app->jobs_cache: the idle time starts again. */
+static void
+jobs_cache_touch(struct nb_app *app)
+{
+    if (app->jobs_cache_timer)
+        evtimer_add(app->jobs_cache_timer, &app->jobs_cache_idle);
+}
+
 /* The jobs, or the page of them the query asks for (list pagination,
  * draft-ietf-netconf-list-pagination-rc: limit, offset or cursor,
  * direction, and where and sort-by, which lr_yang_job_select() applies
@@ -888,6 +897,7 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
                                            err, sizeof err);
     else
         snprintf(err, sizeof err, "out of memory");
+    jobs_cache_touch(app);
     free(where);
     free(sort_by);
     /* The advice only for state under running (ENODATA): a query
@@ -1040,6 +1050,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     bool whole = !tree && count == (size_t) n && !meta.remaining
                  && !meta.next && !meta.previous
                  && (!count || !memcmp(page, jobs, count * sizeof *page));
+    if (whole)
+        jobs_cache_touch(app);
     if (whole
         ? lr_yang_job_cache_to_json(app->ly, app->jobs_cache,
                                     lr_ctl_jobs_gen(app->ctl), jobs, n, list,

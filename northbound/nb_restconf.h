@@ -91,6 +91,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "northbound/nb_server.h"
@@ -223,6 +224,13 @@ struct nb_app {
      * job, and a where or a sort-by, take it while
      * lr_ctl_jobs_gen(ctl) says the jobs are those it was built from. */
     struct lr_yang_job_cache *jobs_cache;
+    /* A timer (borrowed: its maker frees it, after the server), or
+     * NULL: each GET that took jobs_cache arms it again to wake
+     * 'jobs_cache_idle' from then, and its maker then drops the trees
+     * kept (lr_yang_job_cache_clear()), so that an idle daemon does not
+     * hold them until the next change. */
+    struct event *jobs_cache_timer;
+    struct timeval jobs_cache_idle;
 };
 
 /* A reload of the ppo policy asked outside the API ('how', e.g.

@@ -8,6 +8,10 @@
 # place (provisioning, then active: no job comes or goes, so only
 # lr_ctl_jobs_gen() tells the tree is stale) is held in the dummy
 # driver's apply() (LIGHTRAIL_TEST_DUMMY_HOLD) while GETs keep its tree.
+# Idle (LIGHTRAIL_TEST_JOBS_CACHE_IDLE, 300 s in service, 5 s here: the
+# GETs above follow each other well within it), the trees are dropped:
+# lightrail_jobs_cache_nodes falls to 0, and the next GET builds the same
+# bytes.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 
@@ -16,6 +20,8 @@ WHERE="$JOBS?where=state/phase%3D'active'"
 SORT="$JOBS?sort-by=state/created"
 LIGHTRAIL_TEST_DUMMY_HOLD=1
 export LIGHTRAIL_TEST_DUMMY_HOLD
+LIGHTRAIL_TEST_JOBS_CACHE_IDLE=5
+export LIGHTRAIL_TEST_JOBS_CACHE_IDLE
 DEV=$D/state/devices
 
 # names PATH: the jobs' names a GET of PATH sends, one a line, and the
@@ -130,6 +136,37 @@ api GET "$JOBS"
     && ok "the GET after c3 became active in place says active" \
     || notok "the GET after c3 became active in place: $(c3phase)"
 expect "c3 active" "c3 " "$WHERE"
+
+# Idle: c3's trees dropped after LIGHTRAIL_TEST_JOBS_CACHE_IDLE with no
+# GET of the jobs (/metrics takes none), waited for 60 s at most.
+api GET "$JOBS"
+cp "$tmp/body" "$tmp/before-idle"
+api GET "$RUN"
+set -- $(counts)
+n1=${3:-none}
+[ "$n1" != none ] && [ "$n1" -gt 0 ] \
+    && ok "/metrics: c3's trees kept after its GET ($n1 nodes)" \
+    || notok "/metrics: lightrail_jobs_cache_nodes after c3's GET: $n1"
+dropped=
+for i in $(seq 1 120); do
+    [ "$(metric lightrail_jobs_cache_nodes)" = 0 ] && { dropped=1; break; }
+    sleep 0.5
+done
+[ -n "$dropped" ] \
+    && ok "/metrics: lightrail_jobs_cache_nodes 0 once idle" \
+    || notok "/metrics: lightrail_jobs_cache_nodes $(metric lightrail_jobs_cache_nodes) 60 s after the last GET, idle 5 s"
+set -- $(counts)
+k2=${1:-0} b2=${2:-0}
+api GET "$JOBS"
+cp "$tmp/body" "$tmp/after-idle"
+set -- $(counts)
+cmp -s "$tmp/before-idle" "$tmp/after-idle" \
+    && ok "the GET after the idle drop sends the same bytes" \
+    || notok "the GET after the idle drop differs: $(cat "$tmp/after-idle")"
+[ "${1:-}" = "$k2" ] && [ "${2:-}" = $((b2 + 1)) ] \
+    && ok "/metrics: the GET after the idle drop is counted as built" \
+    || notok "/metrics around the GET after the idle drop: kept $k2 -> ${1:-none}, built $b2 -> ${2:-none}"
+
 api DELETE "$JOBS/job=c3"
 [ "$STATUS" = 204 ] && ok "DELETE c3: 204" || notok "DELETE c3: $STATUS"
 
