@@ -155,12 +155,7 @@ static struct lr_intent
 intent(const char *name)
 {
     /* 10 GPUs: dc1's 2 and dc2's 8, so the job spans both DCs. */
-    struct lr_intent in = { .batch = 32, .micro = 1, .gpus_min = 10,
-                            .gpus_max = 10 };
-    snprintf(in.name, sizeof in.name, "%s", name);
-    snprintf(in.model, sizeof in.model, "gpt-1.9b");
-    snprintf(in.algorithm, sizeof in.algorithm, "cdynp");
-    return in;
+    return lr_test_ctl_intent(name, "gpt-1.9b", 10, 10, "cdynp");
 }
 
 /* The calls the double saw on terminals, in order, into buf. */
