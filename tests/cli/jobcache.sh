@@ -8,7 +8,7 @@
 # place (provisioning, then active: no job comes or goes, so only
 # lr_ctl_jobs_gen() tells the tree is stale) is held in the dummy
 # driver's apply() (LIGHTRAIL_TEST_DUMMY_HOLD) while GETs keep its tree.
-# Idle (LIGHTRAIL_TEST_JOBS_CACHE_IDLE, 300 s in service, 5 s here: the
+# Idle (LIGHTRAIL_TEST_JOBS_CACHE_IDLE, 300 s in service, 10 s here: the
 # GETs above follow each other well within it), the trees are dropped:
 # lightrail_jobs_cache_nodes falls to 0, and the next GET builds the same
 # bytes.
@@ -20,7 +20,7 @@ WHERE="$JOBS?where=state/phase%3D'active'"
 SORT="$JOBS?sort-by=state/created"
 LIGHTRAIL_TEST_DUMMY_HOLD=1
 export LIGHTRAIL_TEST_DUMMY_HOLD
-LIGHTRAIL_TEST_JOBS_CACHE_IDLE=5
+LIGHTRAIL_TEST_JOBS_CACHE_IDLE=10
 export LIGHTRAIL_TEST_JOBS_CACHE_IDLE
 DEV=$D/state/devices
 
@@ -154,7 +154,7 @@ for i in $(seq 1 120); do
 done
 [ -n "$dropped" ] \
     && ok "/metrics: lightrail_jobs_cache_nodes 0 once idle" \
-    || notok "/metrics: lightrail_jobs_cache_nodes $(metric lightrail_jobs_cache_nodes) 60 s after the last GET, idle 5 s"
+    || notok "/metrics: lightrail_jobs_cache_nodes $(metric lightrail_jobs_cache_nodes) 60 s after the last GET, idle 10 s"
 set -- $(counts)
 k2=${1:-0} b2=${2:-0}
 api GET "$JOBS"
