@@ -98,6 +98,17 @@ bad_body(struct nb_app *app, struct nb_response *resp, int rc,
                  iid ? path : NULL, "%s", msg);
 }
 
+/* The network the controller's jobs are printed against (borrowed from
+ * it, as lr_yang_job_net's fields are). */
+static struct lr_yang_job_net
+jobs_net(struct nb_app *app)
+{
+    return (struct lr_yang_job_net) {
+        .topo = lr_ctl_topo(app->ctl), .cluster = lr_ctl_cluster(app->ctl),
+        .mods = lr_ctl_modtable(app->ctl),
+    };
+}
+
 /* One job (or all) as the YANG edge prints it into '*out' (the
  * caller's to free), without the state with 'config_only' (for a cut
  * to the configuration: lr_yang_job_refs_config_to_json()): 0, or a 500
@@ -110,11 +121,10 @@ job_refs_text(struct nb_app *app, struct nb_response *resp,
     char err[512];
     /* The controller's table: each lightpath is judged against it
      * (modulation-mismatch). */
+    const struct lr_yang_job_net net = jobs_net(app);
     if ((config_only ? lr_yang_job_refs_config_to_json
                      : lr_yang_job_refs_to_json)(
-            app->ly, jobs, n, lr_ctl_topo(app->ctl),
-            lr_ctl_cluster(app->ctl), lr_ctl_modtable(app->ctl), single, out,
-            err, sizeof err)) {
+            app->ly, jobs, n, &net, single, out, err, sizeof err)) {
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
         return EIO;
     }
@@ -884,10 +894,7 @@ jobs_select(struct nb_app *app, const struct nb_page *pg, bool config_only,
         .where = where, .sort_by = sort_by, .config_only = config_only,
         .budget = &budget,
     };
-    const struct lr_yang_job_net net = {
-        .topo = lr_ctl_topo(app->ctl), .cluster = lr_ctl_cluster(app->ctl),
-        .mods = lr_ctl_modtable(app->ctl),
-    };
+    const struct lr_yang_job_net net = jobs_net(app);
     char err[1024];
     int m = 0, rc = ENOMEM;
     if ((!pg->where || where) && (!pg->sort_by || sort_by))
@@ -1047,6 +1054,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                                         list ? JOB_NODE : JOBS_NODE);
     /* Every job in the list's order, no annotation: the tree kept
      * across GETs (app->jobs_cache), when there is one. */
+    const struct lr_yang_job_net net = jobs_net(app);
     bool whole = !tree && count == (size_t) n && !meta.remaining
                  && !meta.next && !meta.previous
                  && (!count || !memcmp(page, jobs, count * sizeof *page));
@@ -1055,9 +1063,7 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
     if (whole
         ? lr_yang_job_cache_to_json(app->ly, app->jobs_cache,
                                     lr_ctl_jobs_gen(app->ctl), jobs, n, list,
-                                    config_text, lr_ctl_topo(app->ctl),
-                                    lr_ctl_cluster(app->ctl),
-                                    lr_ctl_modtable(app->ctl), &out, err,
+                                    config_text, &net, &out, err,
                                     sizeof err)
         : tree && (config_text || lr_yang_job_tree_has_state(tree))
         ? lr_yang_job_tree_page_to_json(app->ly, tree, page, (int) count,
@@ -1065,9 +1071,8 @@ jobs_page(struct nb_app *app, const struct nb_request *req,
                                         sizeof err)
         : (config_text ? lr_yang_job_page_config_to_json
                        : lr_yang_job_page_to_json)(
-              app->ly, page, (int) count, &meta, list,
-              lr_ctl_topo(app->ctl), lr_ctl_cluster(app->ctl),
-              lr_ctl_modtable(app->ctl), &out, err, sizeof err))
+              app->ly, page, (int) count, &meta, list, &net, &out, err,
+              sizeof err))
         nb_error(resp, 500, "operation-failed", NULL, "%s", err);
     else if (!read_cut(app, &rd, false, &out, resp))
         /* The page first, then fields, content and depth: the tag is

@@ -834,9 +834,7 @@ job_names_unique(const struct lr_yang_job_env *env,
 
 int
 lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
-                     const struct lr_topo *topo,
-                     const struct lr_cluster *cluster,
-                     const struct lr_modtable *mods, int single,
+                     const struct lr_yang_job_net *net, int single,
                      char **out, char *err, size_t errlen)
 {
     const struct lr_job **refs = malloc(((size_t) (n > 0 ? n : 0) + 1)
@@ -848,8 +846,8 @@ lr_yang_jobs_to_json(struct ly_ctx *ctx, const struct lr_job *jobs, int n,
     }
     for (int i = 0; i < n; i++)
         refs[i] = &jobs[i];
-    int ret = lr_yang_job_refs_to_json(ctx, refs, n, topo, cluster, mods,
-                                       single, out, err, errlen);
+    int ret = lr_yang_job_refs_to_json(ctx, refs, n, net, single, out, err,
+                                       errlen);
     free(refs);
     return ret;
 }
@@ -860,19 +858,16 @@ enum job_form { JOB_FORM_JOBS, JOB_FORM_ONE, JOB_FORM_LIST };
 
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
-          const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
-          const struct lr_cluster *cluster, const struct lr_modtable *mods,
-          enum job_form form, bool config_only, char **out, char *err,
-          size_t errlen);
+          const struct lr_yang_page_meta *meta,
+          const struct lr_yang_job_net *net, enum job_form form,
+          bool config_only, char **out, char *err, size_t errlen);
 
 int
 lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
-                         int n, const struct lr_topo *topo,
-                         const struct lr_cluster *cluster,
-                         const struct lr_modtable *mods, int single,
+                         int n, const struct lr_yang_job_net *net, int single,
                          char **out, char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, NULL, topo, cluster, mods,
+    return job_print(ctx, jobs, n, NULL, net,
                      single ? JOB_FORM_ONE : JOB_FORM_JOBS, false, out, err,
                      errlen);
 }
@@ -880,12 +875,10 @@ lr_yang_job_refs_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
 int
 lr_yang_job_refs_config_to_json(struct ly_ctx *ctx,
                                 const struct lr_job *const *jobs, int n,
-                                const struct lr_topo *topo,
-                                const struct lr_cluster *cluster,
-                                const struct lr_modtable *mods, int single,
+                                const struct lr_yang_job_net *net, int single,
                                 char **out, char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, NULL, topo, cluster, mods,
+    return job_print(ctx, jobs, n, NULL, net,
                      single ? JOB_FORM_ONE : JOB_FORM_JOBS, true, out, err,
                      errlen);
 }
@@ -893,12 +886,10 @@ lr_yang_job_refs_config_to_json(struct ly_ctx *ctx,
 int
 lr_yang_job_page_to_json(struct ly_ctx *ctx, const struct lr_job *const *jobs,
                          int n, const struct lr_yang_page_meta *meta,
-                         bool list, const struct lr_topo *topo,
-                         const struct lr_cluster *cluster,
-                         const struct lr_modtable *mods, char **out,
-                         char *err, size_t errlen)
+                         bool list, const struct lr_yang_job_net *net,
+                         char **out, char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, meta, topo, cluster, mods,
+    return job_print(ctx, jobs, n, meta, net,
                      list ? JOB_FORM_LIST : JOB_FORM_JOBS, false, out, err,
                      errlen);
 }
@@ -907,12 +898,10 @@ int
 lr_yang_job_page_config_to_json(struct ly_ctx *ctx,
                                 const struct lr_job *const *jobs, int n,
                                 const struct lr_yang_page_meta *meta,
-                                bool list, const struct lr_topo *topo,
-                                const struct lr_cluster *cluster,
-                                const struct lr_modtable *mods, char **out,
-                                char *err, size_t errlen)
+                                bool list, const struct lr_yang_job_net *net,
+                                char **out, char *err, size_t errlen)
 {
-    return job_print(ctx, jobs, n, meta, topo, cluster, mods,
+    return job_print(ctx, jobs, n, meta, net,
                      list ? JOB_FORM_LIST : JOB_FORM_JOBS, true, out, err,
                      errlen);
 }
@@ -988,13 +977,15 @@ cleanup:
  * lr_yang_job_select()'s running tree). */
 static int
 job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
-          const struct lr_yang_page_meta *meta, const struct lr_topo *topo,
-          const struct lr_cluster *cluster, const struct lr_modtable *mods,
-          enum job_form form, bool config_only, char **out, char *err,
-          size_t errlen)
+          const struct lr_yang_page_meta *meta,
+          const struct lr_yang_job_net *net, enum job_form form,
+          bool config_only, char **out, char *err, size_t errlen)
 {
+    static const struct lr_yang_job_net none;
+    if (!net)
+        net = &none;
     struct lr_yang_job_env env = {
-        .topo = topo, .cluster = cluster, .mods = mods,
+        .topo = net->topo, .cluster = net->cluster, .mods = net->mods,
         .err = err, .errlen = errlen, .config_only = config_only,
     };
     struct lyd_node *root = NULL;
@@ -1231,13 +1222,15 @@ int
 lr_yang_job_cache_to_json(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
                           unsigned long long gen,
                           const struct lr_job *const *jobs, int n, bool list,
-                          bool config_only, const struct lr_topo *topo,
-                          const struct lr_cluster *cluster,
-                          const struct lr_modtable *mods, char **out,
+                          bool config_only,
+                          const struct lr_yang_job_net *net, char **out,
                           char *err, size_t errlen)
 {
+    static const struct lr_yang_job_net none;
+    if (!net)
+        net = &none;
     struct lr_yang_job_env env = {
-        .topo = topo, .cluster = cluster, .mods = mods,
+        .topo = net->topo, .cluster = net->cluster, .mods = net->mods,
         .err = err, .errlen = errlen, .config_only = config_only,
     };
     struct lyd_node *root = NULL;

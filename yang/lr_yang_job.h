@@ -73,6 +73,19 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
                          struct lr_intent *out, char *path, size_t pathlen,
                          char *msg, size_t msglen);
 
+/* The network the jobs are printed against, as lr_yang_jobs_to_json()
+ * takes it: the topology that names nodes and links, the inventory that
+ * names DCs, and the modulation table lightpaths are judged by (NULL:
+ * nothing judged).  Borrowed: read during the call only (a tree kept
+ * from it, lr_yang_job_select_tree(), reads it no more).  A NULL net is
+ * one of every field NULL: jobs without stages, devices or lightpaths
+ * only. */
+struct lr_yang_job_net {
+    const struct lr_topo *topo;
+    const struct lr_cluster *cluster;
+    const struct lr_modtable *mods;
+};
+
 /* Prints 'n' jobs as lightrail-job JSON (indented, ending in a newline)
  * into a new string stored in '*out' (NULL on error); the caller frees it
  * with free().
@@ -85,11 +98,12 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
  * "2026-11-30T12:00:00.123+00:00", libyang's canonical form), its
  * stages, its devices per DC and its lightpaths.
  *
- * Names come from the inventories the indices refer to: DC names from
- * 'cluster' (needed when a job holds stages or devices), node and link
- * names from 'topo' (needed when it holds lightpaths); a lightpath
- * names its modulation itself (lr_lightpath.modulation, left out when
- * "").  'mods' is the modulation table the controller runs with (may
+ * Names come from the inventories of 'net' (above; NULL: none) the
+ * indices refer to: DC names from net->cluster (needed when a job holds
+ * stages or devices), node and link names from net->topo (needed when
+ * it holds lightpaths); a lightpath names its modulation itself
+ * (lr_lightpath.modulation, left out when "").  net->mods is the
+ * modulation table the controller runs with (may
  * be NULL: nothing judged): a lightpath whose format it lacks, whose
  * length is beyond the format's reach in it, whose m is not what the
  * format there sizes for its rate, or whose gOSNR measured at
@@ -101,18 +115,15 @@ int lr_yang_parse_intent(struct ly_ctx *, const char *body, size_t len,
  * intent's model is a preset, and left out otherwise.  An index out of
  * range is EINVAL with the job's data path in 'err'. */
 int lr_yang_jobs_to_json(struct ly_ctx *, const struct lr_job *jobs, int n,
-                         const struct lr_topo *topo,
-                         const struct lr_cluster *cluster,
-                         const struct lr_modtable *mods, int single,
+                         const struct lr_yang_job_net *net, int single,
                          char **out, char *err, size_t errlen);
 
 /* The same over pointers to the jobs (lr_ctl_list_refs()), which are
  * read, not kept. */
 int lr_yang_job_refs_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
-                             int n, const struct lr_topo *topo,
-                             const struct lr_cluster *cluster,
-                             const struct lr_modtable *mods, int single,
-                             char **out, char *err, size_t errlen);
+                             int n, const struct lr_yang_job_net *net,
+                             int single, char **out, char *err,
+                             size_t errlen);
 
 /* The annotations (RFC 7952) of a page of the jobs list, which its
  * first entry carries: the list pagination draft's "remaining" (the
@@ -137,10 +148,8 @@ struct lr_yang_page_meta {
  * validated as the annotation's type (a string). */
 int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
                              int n, const struct lr_yang_page_meta *meta,
-                             bool list, const struct lr_topo *topo,
-                             const struct lr_cluster *cluster,
-                             const struct lr_modtable *mods, char **out,
-                             char *err, size_t errlen);
+                             bool list, const struct lr_yang_job_net *net,
+                             char **out, char *err, size_t errlen);
 
 /* lr_yang_job_refs_to_json() and lr_yang_job_page_to_json() without
  * each job's state (its config false container, which nothing adds
@@ -152,17 +161,14 @@ int lr_yang_job_page_to_json(struct ly_ctx *, const struct lr_job *const *jobs,
  * would drop, is neither built nor printed nor parsed again. */
 int lr_yang_job_refs_config_to_json(struct ly_ctx *,
                                     const struct lr_job *const *jobs, int n,
-                                    const struct lr_topo *topo,
-                                    const struct lr_cluster *cluster,
-                                    const struct lr_modtable *mods,
+                                    const struct lr_yang_job_net *net,
                                     int single, char **out, char *err,
                                     size_t errlen);
 int lr_yang_job_page_config_to_json(struct ly_ctx *,
                                     const struct lr_job *const *jobs, int n,
                                     const struct lr_yang_page_meta *meta,
-                                    bool list, const struct lr_topo *topo,
-                                    const struct lr_cluster *cluster,
-                                    const struct lr_modtable *mods,
+                                    bool list,
+                                    const struct lr_yang_job_net *net,
                                     char **out, char *err, size_t errlen);
 
 /* A bound on the time lr_yang_job_select() spends evaluating a where
@@ -193,19 +199,6 @@ struct lr_yang_job_query {
     const char *sort_by;
     bool config_only;
     const struct lr_yang_where_budget *budget;
-};
-
-/* The network the jobs are printed against, as lr_yang_jobs_to_json()
- * takes it: the topology that names nodes and links, the inventory that
- * names DCs, and the modulation table lightpaths are judged by (NULL:
- * nothing judged).  Borrowed: read during the call only (a tree kept
- * from it, lr_yang_job_select_tree(), reads it no more).  A NULL net is
- * one of every field NULL: jobs without stages, devices or lightpaths
- * only. */
-struct lr_yang_job_net {
-    const struct lr_topo *topo;
-    const struct lr_cluster *cluster;
-    const struct lr_modtable *mods;
 };
 
 /* The jobs of a list that list pagination's 'where' selects, in the
@@ -341,9 +334,7 @@ int lr_yang_job_cache_to_json(struct ly_ctx *, struct lr_yang_job_cache *,
                               unsigned long long gen,
                               const struct lr_job *const *jobs, int n,
                               bool list, bool config_only,
-                              const struct lr_topo *topo,
-                              const struct lr_cluster *cluster,
-                              const struct lr_modtable *mods, char **out,
+                              const struct lr_yang_job_net *net, char **out,
                               char *err, size_t errlen);
 
 /* lr_yang_job_select_tree() on the tree 'cache' keeps for the whole

@@ -244,8 +244,10 @@ test_inventory_drops_stale_plans(void)
     CU_ASSERT_EQUAL(job.phase, LR_JOB_FAILED);
     CU_ASSERT_EQUAL(job.plan.n_stages, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "injected failure"));
-    int rc = lr_yang_jobs_to_json(ly, &job, 1, topo, fewer, NULL, 0, &text,
-                                  err, sizeof err);
+    int rc = lr_yang_jobs_to_json(ly, &job, 1,
+                                  &(struct lr_yang_job_net) {
+                                      topo, fewer, NULL },
+                                  0, &text, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL(rc, 0);

@@ -428,6 +428,11 @@ fixture_net(const struct fixture *f)
     };
 }
 
+/* fixture_net() as the printers take it: a pointer to a compound
+ * literal that lives as long as the block it is written in. */
+#define FIXTURE_NET(f) \
+    (&(struct lr_yang_job_net) { (f)->topo, (f)->cluster, &(f)->mods })
+
 static int
 fixture_load(struct fixture *f)
 {
@@ -531,8 +536,8 @@ test_jobs_round_trip(void)
     jobs[0].intent.iterations = 18446744073709551615ULL;
     jobs[1].intent.iterations = 0;   /* not given: not shown */
 
-    int rc = lr_yang_jobs_to_json(ctx, jobs, 2, f.topo, f.cluster, &f.mods,
-                                  0, &text, err, sizeof err);
+    int rc = lr_yang_jobs_to_json(ctx, jobs, 2, FIXTURE_NET(&f), 0, &text, err,
+                                  sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -694,8 +699,10 @@ test_job_modulation_mismatch(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         text = NULL;
-        int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                      cases[i].t, 0, &text, err, sizeof err);
+        int rc = lr_yang_jobs_to_json(ctx, &j, 1,
+                                      &(struct lr_yang_job_net) {
+                                          f.topo, f.cluster, cases[i].t },
+                                      0, &text, err, sizeof err);
         if (rc)
             fprintf(stderr, "case %zu: %s\n", i, err);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -769,8 +776,10 @@ test_job_modulation_no_text(void)
         snprintf(k.lp[0].modulation, sizeof k.lp[0].modulation, "%s",
                  cases[i].name);
         text = NULL;
-        int rc = lr_yang_jobs_to_json(ctx, &k, 1, f.topo, f.cluster, &d, 0,
-                                      &text, err, sizeof err);
+        int rc = lr_yang_jobs_to_json(ctx, &k, 1,
+                                      &(struct lr_yang_job_net) {
+                                          f.topo, f.cluster, &d },
+                                      0, &text, err, sizeof err);
         if (rc)
             fprintf(stderr, "case %zu: %s\n", i, err);
         CU_ASSERT_EQUAL(rc, 0);
@@ -825,8 +834,10 @@ test_job_gosnr(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CU_ASSERT_EQUAL(lr_modtable_set_osnr(&d, q, cases[i].threshold), 0);
         text = NULL;
-        int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster, &d, 0,
-                                      &text, err, sizeof err);
+        int rc = lr_yang_jobs_to_json(ctx, &j, 1,
+                                      &(struct lr_yang_job_net) {
+                                          f.topo, f.cluster, &d },
+                                      0, &text, err, sizeof err);
         if (rc)
             fprintf(stderr, "case %zu: %s\n", i, err);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -848,9 +859,10 @@ test_job_gosnr(void)
     d.f[q].reach_km = 60;
     d.f[q].se = 3;
     text = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                               &d, 0, &text, err,
-                                               sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1,
+                                               &(struct lr_yang_job_net) {
+                                                   f.topo, f.cluster, &d },
+                                               0, &text, err, sizeof err), 0);
     const char *all3 = "\"modulation-mismatch\": \"65.0 km is beyond "
         "16QAM's reach of 60 km in the modulation table; it holds 5 slots "
         "for 200 Gb/s where the modulation table's 16QAM, at 3 bits per "
@@ -867,9 +879,10 @@ test_job_gosnr(void)
      * is below a 17 dB threshold agree.  It read "17.0". */
     j.lp[0].gosnr_db = 16.996;
     text = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                               &d, 0, &text, err,
-                                               sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1,
+                                               &(struct lr_yang_job_net) {
+                                                   f.topo, f.cluster, &d },
+                                               0, &text, err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"gosnr\": \"16.99\""));
     /* And the mismatch says the same number (it said "16.996"). */
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"modulation-mismatch\": "
@@ -880,9 +893,10 @@ test_job_gosnr(void)
      * 16.29 is not cut to 16.28 by its binary form. */
     j.lp[0].gosnr_db = 16.29;
     text = NULL;
-    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                               &d, 0, &text, err,
-                                               sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &j, 1,
+                                               &(struct lr_yang_job_net) {
+                                                   f.topo, f.cluster, &d },
+                                               0, &text, err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"gosnr\": \"16.29\""));
     free(text);
     fixture_free(&f);
@@ -899,8 +913,10 @@ test_job_single(void)
     char *text = NULL, err[1024] = "";
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
     active_job(&f, &j);
-    int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster, NULL, 1,
-                                  &text, err, sizeof err);
+    int rc = lr_yang_jobs_to_json(ctx, &j, 1,
+                                  &(struct lr_yang_job_net) {
+                                      f.topo, f.cluster, NULL },
+                                  1, &text, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -933,7 +949,9 @@ test_job_single(void)
     free(text);
 
     /* single needs exactly one job. */
-    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 0, f.topo, f.cluster, NULL,
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 0,
+                                         &(struct lr_yang_job_net) {
+                                             f.topo, f.cluster, NULL },
                                          1, &text, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NULL(text);
@@ -945,8 +963,8 @@ static void
 test_jobs_empty(void)
 {
     char *text = NULL, err[512];
-    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, NULL, 0, NULL, NULL, NULL,
-                                               0, &text, err, sizeof err),
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, NULL, 0, NULL, 0, &text,
+                                               err, sizeof err),
                           0);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"lightrail-job:jobs\": {"));
     struct lyd_node *tree = NULL;
@@ -976,9 +994,8 @@ test_job_list_page(void)
     j[1] = j[0];
     snprintf(j[1].intent.name, sizeof j[1].intent.name, "j0");
     struct lr_yang_page_meta meta = { 5, "ajI", "ajA" };
-    int rc = lr_yang_job_page_to_json(ctx, page, 2, &meta, true, f.topo,
-                                      f.cluster, &f.mods, &text, err,
-                                      sizeof err);
+    int rc = lr_yang_job_page_to_json(ctx, page, 2, &meta, true,
+                                      FIXTURE_NET(&f), &text, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -1024,9 +1041,8 @@ test_job_list_page(void)
     /* Annotations only where asked: none but the next cursor. */
     struct lr_yang_page_meta only_next = { 0, "ajI", NULL };
     CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, page, 2, &only_next,
-                                                   false, f.topo, f.cluster,
-                                                   &f.mods, &text, err,
-                                                   sizeof err),
+                                                   false, FIXTURE_NET(&f),
+                                                   &text, err, sizeof err),
                           0);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"lightrail-job:next\": \"ajI\""));
     CU_ASSERT_PTR_NULL(strstr(text, "remaining"));
@@ -1035,15 +1051,14 @@ test_job_list_page(void)
     text = NULL;
     struct lr_yang_page_meta empty = { 0, "", NULL };
     CU_ASSERT_NOT_EQUAL(lr_yang_job_page_to_json(ctx, page, 2, &empty, true,
-                                                 f.topo, f.cluster, &f.mods,
-                                                 &text, err, sizeof err),
+                                                 FIXTURE_NET(&f), &text, err,
+                                                 sizeof err),
                         0);
     CU_ASSERT_PTR_NULL(text);
     free(text);
 
     CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, NULL, 0, NULL, true,
-                                                   f.topo, f.cluster,
-                                                   &f.mods, &text, err,
+                                                   FIXTURE_NET(&f), &text, err,
                                                    sizeof err),
                           0);
     CU_ASSERT_STRING_EQUAL(text, "{\"lightrail-job:job\":[]}");
@@ -2040,8 +2055,8 @@ test_jobs_bad(void)
 
     active_job(&f, &j);
     j.plan.stages[1].dc = 7;
-    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                         &f.mods, 0, &text, err, sizeof err),
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, FIXTURE_NET(&f), 0, &text,
+                                         err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NULL(text);
     CU_ASSERT_STRING_EQUAL(err, "lightrail-job: /lightrail-job:jobs/"
@@ -2050,21 +2065,23 @@ test_jobs_bad(void)
 
     active_job(&f, &j);
     j.lp[1].links[1] = f.topo->n_links;
-    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                         &f.mods, 0, &text, err, sizeof err),
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, FIXTURE_NET(&f), 0, &text,
+                                         err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "lightpath 2 uses link index"));
 
     /* Lightpaths need the topology. */
     active_job(&f, &j);
-    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, NULL, f.cluster,
-                                         &f.mods, 0, &text, err, sizeof err),
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1,
+                                         &(struct lr_yang_job_net) {
+                                             NULL, f.cluster, &f.mods },
+                                         0, &text, err, sizeof err),
                     EINVAL);
 
     active_job(&f, &j);
     j.lp[0].m = -1;
-    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster,
-                                         &f.mods, 0, &text, err, sizeof err),
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, &j, 1, FIXTURE_NET(&f), 0, &text,
+                                         err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"-1\""));
 
@@ -2072,8 +2089,8 @@ test_jobs_bad(void)
     struct lr_job two[2];
     active_job(&f, &two[0]);
     two[1] = two[0];
-    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, two, 2, f.topo, f.cluster,
-                                         &f.mods, 0, &text, err, sizeof err),
+    CU_ASSERT_EQUAL(lr_yang_jobs_to_json(ctx, two, 2, FIXTURE_NET(&f), 0,
+                                         &text, err, sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NULL(text);
     fixture_free(&f);
@@ -2365,8 +2382,8 @@ test_jobs_utf8(void)
     memset(want, 'a', sizeof want);
     memcpy(want, "\xef\xbf\xbd", 3);
     memcpy(want + LR_JOB_REASON_MAX, "\xef\xbf\xbd", 4);
-    int rc = lr_yang_jobs_to_json(ctx, &j, 1, f.topo, f.cluster, &f.mods, 0,
-                                  &text, err, sizeof err);
+    int rc = lr_yang_jobs_to_json(ctx, &j, 1, FIXTURE_NET(&f), 0, &text, err,
+                                  sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -3412,8 +3429,8 @@ test_custom_model(void)
     job.phase = LR_JOB_BLOCKED;
     snprintf(job.reason, sizeof job.reason, "just a test");
     char *out = NULL, err[256];
-    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &job, 1, NULL, NULL, NULL,
-                                               1, &out, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_jobs_to_json(ctx, &job, 1, NULL, 1, &out,
+                                               err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"kv-heads\": 2"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"arch\": \"llama\""));
     free(out);
@@ -4162,16 +4179,14 @@ job_forms_build(const struct fixture *f, const struct lr_job j[3],
             CU_ASSERT_EQUAL_FATAL(
                 (cfg ? lr_yang_job_refs_config_to_json
                      : lr_yang_job_refs_to_json)(
-                    ctx, refs, single ? 1 : 3, f->topo, f->cluster, &f->mods,
-                    single, &out[single ? JF_ONE : JF_JOBS], err,
-                    sizeof err), 0);
+                    ctx, refs, single ? 1 : 3, FIXTURE_NET(f), single,
+                    &out[single ? JF_ONE : JF_JOBS], err, sizeof err), 0);
         for (int list = 0; list < 2; list++)
             CU_ASSERT_EQUAL_FATAL(
                 (cfg ? lr_yang_job_page_config_to_json
                      : lr_yang_job_page_to_json)(
-                    ctx, refs + 1, 2, &meta, list, f->topo, f->cluster,
-                    &f->mods, &out[list ? JF_LIST_PAGE : JF_PAGE], err,
-                    sizeof err), 0);
+                    ctx, refs + 1, 2, &meta, list, FIXTURE_NET(f),
+                    &out[list ? JF_LIST_PAGE : JF_PAGE], err, sizeof err), 0);
         CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
                                   ctx, (const char *const *) &out[JF_JOBS],
                                   1, &out[JF_DATASTORE], err, sizeof err), 0);
@@ -4237,12 +4252,15 @@ test_job_config_text(void)
     job_forms_free(&jf);
     /* No job: the same empty texts. */
     for (int list = 0; list < 2; list++) {
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(
-                                  ctx, NULL, 0, NULL, list, f.topo, f.cluster,
-                                  &f.mods, &whole, err, sizeof err), 0);
-        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
-                                  ctx, NULL, 0, NULL, list, f.topo, f.cluster,
-                                  &f.mods, &cfg, err, sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_to_json(ctx, NULL, 0, NULL,
+                                                       list, FIXTURE_NET(&f),
+                                                       &whole, err,
+                                                       sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(ctx, NULL, 0,
+                                                              NULL, list,
+                                                              FIXTURE_NET(&f),
+                                                              &cfg, err,
+                                                              sizeof err), 0);
         CU_ASSERT_STRING_EQUAL(whole, cfg);
         free(whole);
         free(cfg);
@@ -4344,9 +4362,9 @@ test_ds_jobs_alone(void)
     CU_ASSERT(check_ds_alone_cut(jf.cfg[JF_JOBS], jf.whole[JF_DATASTORE],
                                  true, fields, N_FIELDS, "stateless") > 0);
     job_forms_free(&jf);
-    CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(ctx, NULL, 0, f.topo,
-                                                   f.cluster, &f.mods, 0,
-                                                   &empty, err, sizeof err),
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_to_json(ctx, NULL, 0,
+                                                   FIXTURE_NET(&f), 0, &empty,
+                                                   err, sizeof err),
                           0);
     const char *docs[] = { empty };
     CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 1, &ds, err,
@@ -4645,13 +4663,12 @@ test_job_fields_state(void)
      * differ). */
     j[0].plan.stages[0].dc = f.cluster->n_dcs;
     CU_ASSERT_EQUAL(lr_yang_job_page_to_json(ctx, refs, 1, NULL, false,
-                                             f.topo, f.cluster, &f.mods,
-                                             &whole, err, sizeof err),
+                                             FIXTURE_NET(&f), &whole, err,
+                                             sizeof err),
                     EINVAL);
     CU_ASSERT_PTR_NULL(whole);
-    CU_ASSERT_EQUAL(lr_yang_job_page_config_to_json(ctx, refs, 1, NULL,
-                                                    false, f.topo, f.cluster,
-                                                    &f.mods, &cfg, err,
+    CU_ASSERT_EQUAL(lr_yang_job_page_config_to_json(ctx, refs, 1, NULL, false,
+                                                    FIXTURE_NET(&f), &cfg, err,
                                                     sizeof err), 0);
     free(cfg);
     fixture_free(&f);

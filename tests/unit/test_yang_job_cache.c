@@ -73,23 +73,24 @@ assert_cache_fresh(struct lr_ctl *c, const char *when)
     char err[1024], what[64];
     CU_ASSERT_EQUAL_FATAL(lr_ctl_list_refs(c, &refs, &n), 0);
     unsigned long long gen = lr_ctl_jobs_gen(c);
-    const struct lr_topo *t = lr_ctl_topo(c);
-    const struct lr_cluster *cl = lr_ctl_cluster(c);
-    const struct lr_modtable *mods = lr_ctl_modtable(c);
+    const struct lr_yang_job_net net = {
+        .topo = lr_ctl_topo(c), .cluster = lr_ctl_cluster(c),
+        .mods = lr_ctl_modtable(c),
+    };
 
     for (int cfg = 0; cfg < 2; cfg++)
         for (int list = 0; list < 2; list++) {
             char *kept = NULL, *built = NULL;
             snprintf(what, sizeof what, "%s%s", list ? "the list" : "jobs",
                      cfg ? ", configuration only" : "");
-            CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, cache, gen, refs,
-                                                      n, list, cfg, t, cl,
-                                                      mods, &kept, err,
-                                                      sizeof err), 0);
+            CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, cache, gen, refs, n,
+                                                      list, cfg, &net, &kept,
+                                                      err, sizeof err), 0);
             CU_ASSERT_EQUAL((cfg ? lr_yang_job_page_config_to_json
-                                 : lr_yang_job_page_to_json)(
-                                ly, refs, n, NULL, list, t, cl, mods, &built,
-                                err, sizeof err), 0);
+                                 : lr_yang_job_page_to_json)(ly, refs, n, NULL,
+                                                             list, &net,
+                                                             &built, err,
+                                                             sizeof err), 0);
             same_text(kept, built, when, what);
             free(kept);
             free(built);
@@ -109,9 +110,6 @@ assert_cache_fresh(struct lr_ctl *c, const char *when)
         const struct lr_yang_job_query q = {
             .where = where, .sort_by = sort_by, .config_only = cfg,
         };
-        const struct lr_yang_job_net net = {
-            .topo = t, .cluster = cl, .mods = mods,
-        };
         CU_ASSERT_EQUAL(lr_yang_job_cache_select_tree(
                             ly, cache, gen, refs, n, &q, &net, &sel, &m,
                             &tree, err, sizeof err), 0);
@@ -125,9 +123,9 @@ assert_cache_fresh(struct lr_ctl *c, const char *when)
                                 ly, tree, sel, m, NULL, false, cfg, &kept,
                                 err, sizeof err), 0);
         CU_ASSERT_EQUAL((cfg ? lr_yang_job_page_config_to_json
-                             : lr_yang_job_page_to_json)(
-                            ly, again, m2, NULL, false, t, cl, mods, &built,
-                            err, sizeof err), 0);
+                             : lr_yang_job_page_to_json)(ly, again, m2, NULL,
+                                                         false, &net, &built,
+                                                         err, sizeof err), 0);
         same_text(kept, built, when, what);
         free(kept);
         free(built);
@@ -144,8 +142,8 @@ assert_cache_fresh(struct lr_ctl *c, const char *when)
     CU_ASSERT_EQUAL_FATAL(lr_ctl_list_refs(c, &refs, &n), 0);
     for (int cfg = 0; cfg < 2; cfg++) {
         CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, cache, gen, refs, n,
-                                                  false, cfg, t, cl, mods,
-                                                  &text, err, sizeof err), 0);
+                                                  false, cfg, &net, &text, err,
+                                                  sizeof err), 0);
         free(text);
     }
     lr_yang_job_cache_stats(cache, &after);
@@ -280,19 +278,20 @@ test_too_large_not_kept(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(small);
     struct lr_intent in = intent("e-one", "bert-large", 1, 4);
     CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    const struct lr_yang_job_net net = {
+        .topo = lr_ctl_topo(c), .cluster = lr_ctl_cluster(c),
+        .mods = lr_ctl_modtable(c),
+    };
     CU_ASSERT_EQUAL_FATAL(lr_ctl_list_refs(c, &refs, &n), 0);
     for (int i = 0; i < 2; i++) {
         free(kept);
-        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(
-                            ly, small, lr_ctl_jobs_gen(c), refs, n, false,
-                            false, lr_ctl_topo(c), lr_ctl_cluster(c),
-                            lr_ctl_modtable(c), &kept, err, sizeof err), 0);
+        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, small,
+                                                  lr_ctl_jobs_gen(c), refs, n,
+                                                  false, false, &net, &kept,
+                                                  err, sizeof err), 0);
     }
-    CU_ASSERT_EQUAL(lr_yang_job_page_to_json(ly, refs, n, NULL, false,
-                                             lr_ctl_topo(c),
-                                             lr_ctl_cluster(c),
-                                             lr_ctl_modtable(c), &built, err,
-                                             sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_yang_job_page_to_json(ly, refs, n, NULL, false, &net,
+                                             &built, err, sizeof err), 0);
     same_text(kept, built, "a tree too large", "jobs");
     lr_yang_job_cache_stats(small, &st);
     CU_ASSERT_EQUAL(st.builds, 2);
@@ -336,13 +335,14 @@ test_completed_within_bound(void)
     refs[0] = one;
     n = 1;
     unsigned long long gen = lr_ctl_jobs_gen(c);
-    const struct lr_topo *t = lr_ctl_topo(c);
-    const struct lr_cluster *cl = lr_ctl_cluster(c);
-    const struct lr_modtable *mods = lr_ctl_modtable(c);
+    const struct lr_yang_job_net net = {
+        .topo = lr_ctl_topo(c), .cluster = lr_ctl_cluster(c),
+        .mods = lr_ctl_modtable(c),
+    };
 
     /* The tree's nodes, as printed (not completed). */
     CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, probe, gen, refs, n, false,
-                                              false, t, cl, mods, &text, err,
+                                              false, &net, &text, err,
                                               sizeof err), 0);
     free(text);
     text = NULL;
@@ -354,16 +354,13 @@ test_completed_within_bound(void)
     small = lr_yang_job_cache_new(bare);
     CU_ASSERT_PTR_NOT_NULL_FATAL(small);
     CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, small, gen, refs, n, false,
-                                              false, t, cl, mods, &text, err,
+                                              false, &net, &text, err,
                                               sizeof err), 0);
     free(text);
     text = NULL;
     lr_yang_job_cache_stats(small, &st);
     CU_ASSERT_EQUAL(st.nodes, bare);
     const struct lr_yang_job_query q = { .where = "priority >= 0" };
-    const struct lr_yang_job_net net = {
-        .topo = t, .cluster = cl, .mods = mods,
-    };
     CU_ASSERT_EQUAL(lr_yang_job_cache_select_tree(
                         ly, small, gen, refs, n, &q, &net, &sel, &m, &tree,
                         err, sizeof err), 0);
@@ -374,7 +371,7 @@ test_completed_within_bound(void)
     CU_ASSERT(st.nodes <= bare);
     /* Running's tree of the same generation: no room is left for it. */
     CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, small, gen, refs, n, false,
-                                              true, t, cl, mods, &text, err,
+                                              true, &net, &text, err,
                                               sizeof err), 0);
     free(text);
     lr_yang_job_cache_stats(small, &st);
@@ -411,9 +408,9 @@ test_clear(void)
         .mods = lr_ctl_modtable(c),
     };
     for (int cfg = 0; cfg < 2; cfg++) {
-        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(
-                            ly, own, gen, refs, n, false, cfg, net.topo,
-                            net.cluster, net.mods, &before, err, sizeof err),
+        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, own, gen, refs, n, false,
+                                                  cfg, &net, &before, err,
+                                                  sizeof err),
                         0);
         lr_yang_job_cache_stats(own, &st);
         CU_ASSERT(st.nodes > 0);
@@ -421,9 +418,9 @@ test_clear(void)
         lr_yang_job_cache_clear(own);
         lr_yang_job_cache_stats(own, &st);
         CU_ASSERT_EQUAL(st.nodes, 0);
-        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(
-                            ly, own, gen, refs, n, false, cfg, net.topo,
-                            net.cluster, net.mods, &after, err, sizeof err),
+        CU_ASSERT_EQUAL(lr_yang_job_cache_to_json(ly, own, gen, refs, n, false,
+                                                  cfg, &net, &after, err,
+                                                  sizeof err),
                         0);
         lr_yang_job_cache_stats(own, &st);
         CU_ASSERT_EQUAL(st.builds, 2ULL * (unsigned) cfg + 2);

@@ -269,8 +269,9 @@ check_print(const struct tree_fixture *f, const struct lr_job *const *jobs,
             bool config_only)
 {
     char *text = NULL, err[1024] = "";
-    int rc = job_print(ctx, jobs, n, meta, f->topo, f->cluster, &f->mods,
-                       form, config_only, &text, err, sizeof err);
+    const struct lr_yang_job_net net = tree_net(f);
+    int rc = job_print(ctx, jobs, n, meta, &net, form, config_only, &text,
+                       err, sizeof err);
     if (rc)
         fprintf(stderr, "job_print: %s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -459,10 +460,10 @@ test_tree_twice(void)
     const struct lr_job **sel = NULL;
     char *text = NULL, err[1024] = "";
     int m = -1;
+    const struct lr_yang_job_net net = tree_net(&f);
     for (int cfg = 0; cfg < 2; cfg++) {
-        CU_ASSERT_EQUAL(job_print(ctx, two, 3, NULL, f.topo, f.cluster,
-                                  &f.mods, JOB_FORM_JOBS, cfg, &text, err,
-                                  sizeof err), EINVAL);
+        CU_ASSERT_EQUAL(job_print(ctx, two, 3, NULL, &net, JOB_FORM_JOBS, cfg,
+                                  &text, err, sizeof err), EINVAL);
         CU_ASSERT_PTR_NULL(text);
         CU_ASSERT_STRING_EQUAL(err, "lightrail-job: /lightrail-job:jobs/"
                                "job[name='a-active']: two jobs have this "
@@ -471,7 +472,6 @@ test_tree_twice(void)
         const struct lr_yang_job_query q = {
             .where = "priority > 0", .config_only = cfg,
         };
-        const struct lr_yang_job_net net = tree_net(&f);
         CU_ASSERT_EQUAL(lr_yang_job_select(ctx, two, 3, &q, &net, &sel, &m,
                                            err, sizeof err), EIO);
         CU_ASSERT_PTR_NULL(sel);
@@ -523,8 +523,7 @@ check_tree_page(const struct tree_fixture *f, const char *where,
         if (rc)
             fprintf(stderr, "tree page: %s\n", err);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
-        CU_ASSERT_EQUAL_FATAL(job_print(ctx, page, count, pm, f->topo,
-                                        f->cluster, &f->mods,
+        CU_ASSERT_EQUAL_FATAL(job_print(ctx, page, count, pm, &net,
                                         list ? JOB_FORM_LIST
                                              : JOB_FORM_JOBS,
                                         config_only, &want, err,
