@@ -286,12 +286,33 @@ wait_fd(int fd, short events, double deadline)
     }
 }
 
+/* The reason for a socket error 'err' under TLS into why[len].  A
+ * reset is the agent's close too: an agent that dies (SIGKILL, the OOM
+ * killer) with bytes of ours unread in its socket sends a reset, not a
+ * FIN, and under load our request is often still unread; "Connection
+ * reset by peer" sent the operator looking at the network. */
+static void
+sys_reason(int err, char *why, size_t len)
+{
+    if (!err)
+        snprintf(why, len, "the agent closed the connection");
+    else if (err == ECONNRESET)
+        snprintf(why, len, "the agent closed the connection (reset: it "
+                 "was killed, or closed with our request unread)");
+    else if (err == EPIPE)
+        snprintf(why, len, "the agent closed the connection (before our "
+                 "request was all written)");
+    else
+        snprintf(why, len, "%s", strerror(err));
+}
+
 /* Waits as OpenSSL asks after a call returned 'ret'.  0 to retry, else
  * an errno value with the reason in why[len]. */
 static int
 ssl_wait(struct agent_party *ap, int ret, double deadline, char *why,
          size_t len)
 {
+    int sys = errno;
     int e = SSL_get_error(ap->ssl, ret), rc;
     switch (e) {
     case SSL_ERROR_WANT_READ:
@@ -312,9 +333,8 @@ ssl_wait(struct agent_party *ap, int ret, double deadline, char *why,
             lr_tls_reason(why, len);
             return EPROTO;
         }
-        snprintf(why, len, "%s", errno ? strerror(errno)
-                 : "the agent closed the connection");
-        return errno ? errno : ECONNRESET;
+        sys_reason(sys, why, len);
+        return sys ? sys : ECONNRESET;
     default:
         lr_tls_reason(why, len);
         return EPROTO;
@@ -459,7 +479,9 @@ ap_advance(struct agent_party *ap, short *events)
         ap->state = AP_TLS;
     }
     ERR_clear_error();
+    errno = 0;
     int ret = SSL_connect(ap->ssl);
+    int sys = errno;
     if (ret == 1) {
         ap->state = AP_UP;
         ap->up_at = now_s();
@@ -483,12 +505,18 @@ ap_advance(struct agent_party *ap, short *events)
     /* A close without an alert: the agent at its connection limit
      * closes what it accepts (SSL_OP_IGNORE_UNEXPECTED_EOF makes that
      * a ZERO_RETURN, which OpenSSL gives no reason for). */
-    if ((e == SSL_ERROR_SYSCALL && !ERR_peek_last_error() && !errno)
+    if ((e == SSL_ERROR_SYSCALL && !ERR_peek_last_error() && !sys)
         || e == SSL_ERROR_ZERO_RETURN)
         snprintf(why, sizeof why, "the agent closed the connection (at its "
                  "connection limit? see its log)");
+    else if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error()
+             && (sys == ECONNRESET || sys == EPIPE))
+        snprintf(why, sizeof why, "the agent closed the connection (%s: "
+                 "at its connection limit, or killed? see its log)",
+                 sys == ECONNRESET ? "reset" : "before our hello was "
+                 "written");
     else if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error())
-        snprintf(why, sizeof why, "%s", strerror(errno));
+        snprintf(why, sizeof why, "%s", strerror(sys));
     else
         lr_tls_reason(why, sizeof why);
     return fail(ap, EPROTO, "TLS handshake with %s port %d: %s", ap->address,
@@ -627,6 +655,7 @@ write_all(struct agent_party *ap, const uint8_t *p, size_t n,
     char why[256];
     while (n > 0) {
         ERR_clear_error();
+        errno = 0;
         int ret = SSL_write(ap->ssl, p, (int) n);
         if (ret > 0) {
             p += ret;
@@ -662,6 +691,7 @@ read_all(struct agent_party *ap, uint8_t *p, size_t n, double deadline)
     char why[256];
     while (n > 0) {
         ERR_clear_error();
+        errno = 0;
         int ret = SSL_read(ap->ssl, p, (int) n);
         if (ret > 0) {
             p += ret;

@@ -2465,6 +2465,108 @@ test_closed_during_handshake(void)
     waitpid(pid, NULL, 0);
 }
 
+/* HELLO answered; then the agent dies as one killed (SIGKILL, the OOM
+ * killer) while the coordinator waits for its next answer: its socket
+ * closed with that request still unread in it, which makes the close a
+ * TCP reset (no FIN, no close_notify). */
+static void
+script_killed_unread(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    if (!fk_read(c, &m) || m.type != LR_WIRE_HELLO)
+        return;
+    fk_hello_ok(c, m.id);
+    struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+    if (poll(&pfd, 1, 10000) != 1)
+        return;
+    /* Nothing more from TLS: fk_start()'s SSL_shutdown() would send a
+     * close_notify, which a killed agent never does. */
+    SSL_set_quiet_shutdown(c->ssl, 1);
+}
+
+/* An agent killed with our request unread resets the connection: that is
+ * its close ("the agent closed the connection (reset: ...)"), not
+ * "Connection reset by peer", and as any close without a word after an
+ * answer, it may have crashed (tests/cli/agent.sh's "killed mid-chain"
+ * failed so under load, when the request was still unread). */
+static void
+test_killed_with_request_unread(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_killed_unread, 1))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    struct lr_cdynp_summary *out = malloc(sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    int rc = p->cls->step(p, LR_CDYNP_LEX, 1, NULL, NULL, 0, 0, 1, out);
+    const char *why = lr_agent_party_error(p);
+    CU_ASSERT_EQUAL(rc, ECONNRESET);
+    const char *want = "closed without a word before answering job "
+                       "(reading from 127.0.0.1 port ";
+    const char *want2 = ": the agent closed the connection (reset: it was "
+                        "killed, or closed with our request unread)): it "
+                        "may have crashed or been killed";
+    if (!why || !strstr(why, want) || !strstr(why, want2)
+        || strstr(why, "Connection reset"))
+        fprintf(stderr, "killed, request unread: '%s'\n",
+                why ? why : "(no error)");
+    CU_ASSERT(why && strstr(why, want) && strstr(why, want2));
+    CU_ASSERT(why && !strstr(why, "Connection reset"));
+    free(out);
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
+/* TCP accepted, then closed with the ClientHello unread (a reset): the
+ * agent at its connection limit, or killed, in the handshake.  Said as
+ * its close, not "Connection reset by peer". */
+static void
+test_reset_during_handshake(void)
+{
+    if (!fk_begin())
+        return;
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t sl = sizeof sa;
+    CU_ASSERT_FATAL(ls >= 0 && !bind(ls, (struct sockaddr *) &sa, sizeof sa)
+                    && !listen(ls, 8)
+                    && !getsockname(ls, (struct sockaddr *) &sa, &sl));
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+            _exit(3);
+        for (;;) {
+            /* Closed once the ClientHello is there, unread: a reset. */
+            int fd = accept(ls, NULL, NULL);
+            struct pollfd pfd = { .fd = fd, .events = POLLIN };
+            if (fd >= 0 && poll(&pfd, 1, 10000) >= 0)
+                close(fd);
+        }
+    }
+    close(ls);
+    struct fake f = { .pid = pid, .port = ntohs(sa.sin_port), .note = -1 };
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops;
+    int rc = p->cls->compute(p, &flops);
+    const char *why = lr_agent_party_error(p);
+    CU_ASSERT_EQUAL(rc, EPROTO);
+    const char *want = "the agent closed the connection (reset: at its "
+                       "connection limit, or killed? see its log)";
+    if (!why || !strstr(why, want))
+        fprintf(stderr, "reset during the handshake: '%s'\n",
+                why ? why : "(no error)");
+    CU_ASSERT(why && strstr(why, "TLS handshake with 127.0.0.1"));
+    CU_ASSERT(why && strstr(why, want));
+    p->cls->free(p);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
 /* Answers HELLO with a frame whose length field is 'fk_length'. */
 static uint32_t fk_length;
 
@@ -2659,6 +2761,10 @@ static CU_TestInfo tests[] = {
     { "an agent of revision 1 asked again: upgraded, or not",
       test_revision_asked_again },
     { "closed during the handshake", test_closed_during_handshake },
+    { "killed with the request unread: a reset said as a close",
+      test_killed_with_request_unread },
+    { "reset during the handshake: said as a close",
+      test_reset_during_handshake },
     { "bad frame length", test_bad_frame_length },
     { "KEEP of the most tags, the longest", test_keep_longest },
     { "lr_resolve: numbers, no name, a bad service, failures, localhost",
