@@ -20,20 +20,23 @@ def connect(certs, port, agent, name):
     ctx.minimum_version = ssl.TLSVersion.TLSv1_3
     ctx.load_verify_locations(f"{certs}/ca.pem")
     ctx.load_cert_chain(f"{certs}/{name}.pem", f"{certs}/{name}.key")
-    raw = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+    raw = socket.create_connection(("127.0.0.1", int(port)), timeout=60)
     return ctx.wrap_socket(raw, server_hostname=agent)
 
 
 def answer_pending(sock):
     """True when nothing is there to read on 'sock' yet (an answer, or
-    the peer's close, would be); the socket's timeout is 60 s after."""
+    the peer's close, would be); the socket's timeout is as before.
+    (It was set to 60 s until 2026-12-07: agent_threads.py's A, given
+    300 s for a long STEP, then timed out in read_frame() under load.)"""
+    before = sock.gettimeout()
     sock.setblocking(False)
     try:
         sock.recv(1)
     except (ssl.SSLWantReadError, BlockingIOError, socket.timeout):
         return True
     finally:
-        sock.settimeout(60)
+        sock.settimeout(before)
     return False
 
 
