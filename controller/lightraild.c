@@ -377,7 +377,7 @@ struct daemon {
     struct lr_tls_span crl_span;  /* armed over; { 0 }: none */
     /* A CRL was out of its own span when the connections were last
      * judged (crl_rearm()): those kept stand judged under it. */
-    bool crl_out_judged;
+    time_t crl_judged;
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -529,8 +529,8 @@ crl_arm(struct daemon *d)
         d->crl_span = (struct lr_tls_span) { 0 };
         lr_ctl_agents_tls_span(d->ctl, now, &d->crl_span);
         if (!d->crl_span.crls_out)
-            d->crl_out_judged = false;
-        else if (d->crl_span.peers && !d->crl_out_judged)
+            d->crl_judged = 0;
+        else if (lr_tls_span_judge(&d->crl_span, d->crl_judged))
             d->crl_span.until = now;          /* out: judged at once */
     }
     struct timeval tv = { lr_tls_span_wait(&d->crl_span, now), 0 };
@@ -545,7 +545,7 @@ static void
 crl_rearm(struct daemon *d)
 {
     d->crl_span = (struct lr_tls_span) { 0 };
-    d->crl_out_judged = true;
+    d->crl_judged = time(NULL);
     crl_arm(d);
 }
 

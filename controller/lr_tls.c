@@ -563,6 +563,12 @@ lr_tls_span_out(const struct lr_tls_span *s, time_t now)
     return (s->from && now < s->from) || (s->until && now >= s->until);
 }
 
+bool
+lr_tls_span_judge(const struct lr_tls_span *s, time_t judged)
+{
+    return s->peers && s->crls_out && !judged;
+}
+
 long
 lr_tls_span_wait(const struct lr_tls_span *s, time_t now)
 {

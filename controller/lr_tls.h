@@ -196,6 +196,13 @@ void lr_tls_span_peer(struct lr_tls_span *s, SSL *ssl);
  * must be judged again. */
 bool lr_tls_span_out(const struct lr_tls_span *s, time_t now);
 
+/* True when the connections folded into 's' must be judged at once,
+ * with the wall clock still in 's': a CRL that lr_tls_span_crls() left
+ * out was out of its own span, and the connections were not judged
+ * with it out ('judged': 0 since).  For a connection made where the
+ * owner's timer did not see it (lightraild's planner's thread). */
+bool lr_tls_span_judge(const struct lr_tls_span *s, time_t judged);
+
 /* The seconds a timer over 's' waits from 'now' (time(NULL)): 0 when
  * no connection's chain is folded into 's' ('peers' false: nothing to
  * judge, no timer at all, even over a CRL's bounds: until 2026-12-07 a
