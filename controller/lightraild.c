@@ -375,9 +375,14 @@ struct daemon {
      * meanwhile; not pending when there is nothing to judge. */
     struct event *crl_next;
     struct lr_tls_span crl_span;  /* armed over; { 0 }: none */
-    /* A CRL was out of its own span when the connections were last
-     * judged (crl_rearm()): those kept stand judged under it. */
+    /* The wall clock when the connections were last judged (0:
+     * never), for lr_tls_span_judge(): a CRL out of its own span now
+     * that was in it then is judged at once (crl_arm()).  As it read
+     * when the judgment was asked for, which may wait for the planner
+     * (crl_asked): a CRL that went out while it waited is judged once
+     * more rather than not at all. */
     time_t crl_judged;
+    time_t crl_asked;             /* on_crl_next()'s or on_sighup()'s */
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -490,6 +495,7 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
     if (nb_restconf_reload(d->app, "SIGHUP"))
         lr_log(LR_LOG_WARN, "ppo policy not reloaded: out of memory; send "
                "SIGHUP again");
+    d->crl_asked = time(NULL);
     nb_restconf_reload_tls(d->app, "SIGHUP");
 }
 
@@ -513,11 +519,14 @@ on_sighup(evutil_socket_t sig, short what, void *arg)
  * planner's thread while the timer rested may have been verified under
  * a CRL that has gone out of its own span since (stale, or not yet
  * valid by a clock set back): lr_tls_span_crls() no longer counts that
- * CRL, but says so ('crls_out'), and the connections kept are judged
- * at once, unless they were judged with it out already (a CRL of a CA
- * not on their chains keeps them; judging again would not end).  A
- * span the wall clock has left and the timer has not judged yet stays
- * armed, and a re-arm must not forget it. */
+ * CRL, but says when it went out, and the connections kept are judged
+ * at once if that was after their last judgment (lr_tls_span_judge()),
+ * not again once judged with it out (a CRL of a CA not on their chains
+ * keeps them; judging again would not end).  Until 2026-12-07 one flag
+ * stood for every CRL: with a second CA's CRL gone stale after the
+ * first's was judged, such a connection was kept.  A span the wall
+ * clock has left and the timer has not judged yet stays armed, and a
+ * re-arm must not forget it. */
 static void
 crl_arm(struct daemon *d)
 {
@@ -528,9 +537,7 @@ crl_arm(struct daemon *d)
     if (!lr_tls_span_out(&d->crl_span, now)) {
         d->crl_span = (struct lr_tls_span) { 0 };
         lr_ctl_agents_tls_span(d->ctl, now, &d->crl_span);
-        if (!d->crl_span.crls_out)
-            d->crl_judged = 0;
-        else if (lr_tls_span_judge(&d->crl_span, d->crl_judged))
+        if (lr_tls_span_judge(&d->crl_span, d->crl_judged))
             d->crl_span.until = now;          /* out: judged at once */
     }
     struct timeval tv = { lr_tls_span_wait(&d->crl_span, now), 0 };
@@ -538,14 +545,17 @@ crl_arm(struct daemon *d)
         evtimer_add(d->crl_next, &tv);
 }
 
-/* crl_arm() after the connections were judged (or the files read again,
- * or the network replaced, which judges them too): a span left is done
- * with, and so is a CRL out of its own span now. */
+/* crl_arm() after the connections were judged as the wall clock read
+ * 'judged' (or the files read again, or the network replaced, which
+ * judges them too): a span left is done with, and so is a CRL out of
+ * its own span then.  Not after a judgment that failed: the span
+ * folded anew is left again, or has a CRL out since the last judgment
+ * done, and the timer asks again. */
 static void
-crl_rearm(struct daemon *d)
+crl_rearm(struct daemon *d, time_t judged)
 {
     d->crl_span = (struct lr_tls_span) { 0 };
-    d->crl_judged = time(NULL);
+    d->crl_judged = judged;
     crl_arm(d);
 }
 
@@ -566,15 +576,21 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
     d->app->tls_timer_wakes++;
     if (d->stopping)
         return;
-    if (!lr_tls_span_out(&d->crl_span, time(NULL)))
+    time_t now = time(NULL);
+    if (!lr_tls_span_out(&d->crl_span, now)) {
         crl_arm(d);
-    else
-        nb_restconf_recheck_tls(d->app);
+        return;
+    }
+    d->crl_asked = now;
+    nb_restconf_recheck_tls(d->app);
 }
 
 /* The agents' connections were judged again (nb_app.tls_rechecked): one
  * line per connection closed; then the timer goes on to the next time
- * to judge. */
+ * to judge.  Not judged (rc not 0; ENOENT: no coordinator, so no
+ * connection and no timer), the span is folded anew without marking
+ * the connections judged: until 2026-12-07 a failed judgment counted
+ * as one, and a CRL gone stale was not judged again. */
 static void
 on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
 {
@@ -588,7 +604,12 @@ on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
         lr_log(LR_LOG_WARN, "%.*s", n, line);
         line += n + (end != NULL);
     }
-    crl_rearm(d);
+    if (rc == 0) {
+        crl_rearm(d, d->crl_asked);
+        return;
+    }
+    d->crl_span = (struct lr_tls_span) { 0 };
+    crl_arm(d);
 }
 
 /* The planner handed the agents back, or an admission planned with them
@@ -605,7 +626,7 @@ on_agents_back(void *arg)
 static void
 on_agents_renewed(void *arg)
 {
-    crl_rearm(arg);
+    crl_rearm(arg, time(NULL));
 }
 
 /* The coordinator's TLS files were read again (nb_app.tls_reloaded):
@@ -621,7 +642,7 @@ on_tls_reloaded(void *arg, const char *how, int rc, const char *report,
     if (rc)
         crl_arm(d);
     else
-        crl_rearm(d);
+        crl_rearm(d, d->crl_asked);
     if (rc) {
         lr_log(LR_LOG_WARN, "%s: the coordinator's TLS files are not read "
                "again, those loaded before stay: %s%s", how, err,

@@ -492,7 +492,7 @@ crls_each(SSL_CTX *ctx, void (*fn)(void *, time_t, time_t), void *arg)
 }
 
 struct crls_at {
-    struct lr_tls_span *s;        /* folded into; NULL for crls_out */
+    struct lr_tls_span *s;        /* folded into; NULL for lr_tls_crls_out() */
     time_t now;
     bool out;                     /* one is out of its own span */
 };
@@ -507,12 +507,16 @@ crl_out(void *arg, time_t last, time_t end)
 static void
 crl_fold(void *arg, time_t last, time_t end)
 {
-    crl_out(arg, last, end);
     struct crls_at *a = arg;
     struct lr_tls_span *s = a->s;
     /* Those already out (stale, or not yet valid by a clock set back)
      * were judged when they went out, or the span armed before still
-     * says so (lr_tls_span_out()), or 'crls_out' tells the owner. */
+     * says so (lr_tls_span_out()), or lr_tls_span_judge() tells the
+     * owner from when they went out. */
+    if (end && end <= a->now && end > s->crls_stale)
+        s->crls_stale = end;
+    if (last > a->now && (!s->crls_early || last < s->crls_early))
+        s->crls_early = last;
     if (end > a->now && (!s->until || end < s->until))
         s->until = end;
     if (last && last <= a->now && last > s->from)
@@ -524,7 +528,6 @@ lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now)
 {
     struct crls_at a = { s, now, false };
     crls_each(ctx, crl_fold, &a);
-    s->crls_out |= a.out;
 }
 
 bool
@@ -566,7 +569,9 @@ lr_tls_span_out(const struct lr_tls_span *s, time_t now)
 bool
 lr_tls_span_judge(const struct lr_tls_span *s, time_t judged)
 {
-    return s->peers && s->crls_out && !judged;
+    return s->peers
+           && (s->crls_stale > judged
+               || (s->crls_early && (!judged || judged >= s->crls_early)));
 }
 
 long

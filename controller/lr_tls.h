@@ -154,7 +154,12 @@ struct lr_tls_span {
     time_t from;           /* out while the wall clock is before it */
     time_t until;          /* out once the wall clock is at or past it */
     bool peers;            /* a connection's chain is folded in */
-    bool crls_out;         /* a CRL was out of its own span, not counted */
+    /* The CRLs out of their own span at the time folded at, which
+     * lr_tls_span_crls() leaves out of the bounds above, for
+     * lr_tls_span_judge(); 0: none. */
+    time_t crls_stale;     /* the latest next update of those stale */
+    time_t crls_early;     /* the earliest last update of those not yet
+                            * valid (a clock set back) */
 };
 
 /* Folds the CRLs loaded into 'ctx' (lr_tls_use_crl()) into 's', as they
@@ -165,7 +170,9 @@ struct lr_tls_span {
  * span armed before it said so), and it stays out until the files are
  * read again or the clock is set right.  A CRL without a next update
  * never goes stale, but is not yet valid before its last update all the
- * same.  Sets 'crls_out' when one is out (lr_tls_crls_out() at 'now').
+ * same.  Folds those out into 'crls_stale' (the latest next update
+ * not after 'now') and 'crls_early' (the earliest last update after
+ * 'now'): what lr_tls_crls_out() at 'now' finds, and since when.
  * Clears OpenSSL's queue; takes the store's lock, so that the owner may
  * fold while handshakes on another thread read the store. */
 void lr_tls_span_crls(struct lr_tls_span *s, SSL_CTX *ctx, time_t now);
@@ -196,11 +203,23 @@ void lr_tls_span_peer(struct lr_tls_span *s, SSL *ssl);
  * must be judged again. */
 bool lr_tls_span_out(const struct lr_tls_span *s, time_t now);
 
-/* True when the connections folded into 's' must be judged at once,
- * with the wall clock still in 's': a CRL that lr_tls_span_crls() left
- * out was out of its own span, and the connections were not judged
- * with it out ('judged': 0 since).  For a connection made where the
- * owner's timer did not see it (lightraild's planner's thread). */
+/* True when the connections folded into 's' ('peers') must be judged
+ * at once, the wall clock being in 's': a CRL that lr_tls_span_crls()
+ * left out, being out of its own span, was in it at 'judged', the wall
+ * clock when they were last judged (0: never), so that a connection
+ * made since, where the owner's timer did not see it (lightraild's
+ * planner's thread), may have been verified under it.  That is: one
+ * went stale after 'judged' ('crls_stale' after it), or is not yet
+ * valid by a clock set back from 'judged' at or past its last update
+ * ('crls_early' not after it; any, when never judged).  One judged at
+ * such a time is not judged again for it: a CRL of a CA not on the
+ * connections' chains keeps them, and would otherwise be judged for
+ * ever.  Each CRL counts by its own bounds: until 2026-12-07 lightraild
+ * kept one flag for all ("judged with a CRL out"), and a second CRL
+ * going stale after the first was judged was never judged for a
+ * connection its timer did not see (test_tls's span_judge).  To be
+ * judged again on a judgment that failed, keep the time of the last
+ * one done. */
 bool lr_tls_span_judge(const struct lr_tls_span *s, time_t judged);
 
 /* The seconds a timer over 's' waits from 'now' (time(NULL)): 0 when

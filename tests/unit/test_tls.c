@@ -899,7 +899,8 @@ static void
 test_span_wait(void)
 {
     const time_t now = 1796613049;    /* 2026-12-07T03:10:49Z */
-    struct lr_tls_span s = { now - 3600, now + 5, true, false };
+    struct lr_tls_span s = { .from = now - 3600, .until = now + 5,
+                              .peers = true };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 6);
     s.until = now + 1;
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 2);
@@ -920,20 +921,20 @@ test_span_wait(void)
     /* Only a 'from' (a CRL without a next update) and a connection:
      * the cap, for a clock set back; a clock already before it: at
      * once. */
-    s = (struct lr_tls_span) { now - 60, 0, true, false };
+    s = (struct lr_tls_span) { .from = now - 60, .peers = true };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), LR_TLS_CRL_RECHECK_S);
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now - 61), 1);
     /* The same CRL with no connection up: nothing to judge, no timer
      * (until 2026-12-07: the cap, for ever), nor for a CRL with a next
      * update, even one passed or a clock set back. */
-    s = (struct lr_tls_span) { now - 60, 0, false, false };
+    s = (struct lr_tls_span) { .from = now - 60 };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now - 61), 0);
-    s = (struct lr_tls_span) { now - 60, now + 86400, false, false };
+    s = (struct lr_tls_span) { .from = now - 60, .until = now + 86400 };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now + 86400), 0);
     /* No bound: no timer. */
-    s = (struct lr_tls_span) { 0, 0, true, false };
+    s = (struct lr_tls_span) { .peers = true };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
     s = (struct lr_tls_span) { 0 };
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, now), 0);
@@ -984,7 +985,7 @@ test_span_crls(void)
     lr_tls_span_crls(&s, ctx, time(NULL));
     CU_ASSERT(s.from >= t0 - 7200 && s.from <= t0 - 7195);
     CU_ASSERT_EQUAL(s.until, 0);
-    CU_ASSERT_FALSE(s.crls_out);
+    CU_ASSERT(s.crls_stale == 0 && s.crls_early == 0);
     CU_ASSERT_FALSE(s.peers);          /* CRLs alone: nothing to judge */
     CU_ASSERT_EQUAL(lr_tls_span_wait(&s, time(NULL)), 0);
     /* (last, next): an hour ago to a day ahead; a minute ago (the latest
@@ -1005,8 +1006,10 @@ test_span_crls(void)
     CU_ASSERT(s.from >= now - 65 && s.from <= now - 60);
     CU_ASSERT(s.until >= now + 3595 && s.until <= now + 3600);
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now));
-    /* The stale one and the one not yet valid, not counted, said. */
-    CU_ASSERT_TRUE(s.crls_out);
+    /* The stale one and the one not yet valid, not counted, said: when
+     * it went stale, from when it is valid. */
+    CU_ASSERT(s.crls_stale >= now - 65 && s.crls_stale <= now - 60);
+    CU_ASSERT(s.crls_early >= now + 55 && s.crls_early <= now + 60);
     /* The clock set back two minutes: out, before the latest last
      * update; folded at that time, the CRL of a minute ago no longer
      * counts, and the one of an hour ago bounds it. */
@@ -1014,7 +1017,9 @@ test_span_crls(void)
     struct lr_tls_span back = { 0 };
     lr_tls_span_crls(&back, ctx, now - 120);
     CU_ASSERT(back.from >= now - 3605 && back.from <= now - 3600);
-    CU_ASSERT_TRUE(back.crls_out);
+    /* None stale then; the earliest not yet valid, a minute ago's. */
+    CU_ASSERT_EQUAL(back.crls_stale, 0);
+    CU_ASSERT(back.crls_early >= now - 65 && back.crls_early <= now - 60);
     CU_ASSERT_FALSE(lr_tls_span_out(&back, now - 120));
     /* Folded into a tighter span, it stays as tight. */
     struct lr_tls_span tight = { .from = now - 1, .until = now + 1 };
@@ -1052,12 +1057,80 @@ test_crls_out(void)
     struct lr_tls_span s = { 0 };
     lr_tls_span_crls(&s, ctx, now + 3600 + 5);
     CU_ASSERT_FALSE(lr_tls_span_out(&s, now + 3600 + 5));
-    /* ... but says one is out, for the owner to judge a connection
-     * made meanwhile (lightraild's crl_arm()); none at 'now'. */
-    CU_ASSERT_TRUE(s.crls_out);
+    /* ... but says one went stale, and when, for the owner to judge a
+     * connection made meanwhile (lightraild's crl_arm()); none at
+     * 'now'. */
+    CU_ASSERT(s.crls_stale >= now + 3595 && s.crls_stale <= now + 3600);
+    CU_ASSERT_EQUAL(s.crls_early, 0);
     struct lr_tls_span good = { 0 };
     lr_tls_span_crls(&good, ctx, now);
-    CU_ASSERT_FALSE(good.crls_out);
+    CU_ASSERT(good.crls_stale == 0 && good.crls_early == 0);
+    CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+    SSL_CTX_free(ctx);
+    unlink(crl);
+}
+
+/* lr_tls_span_judge(): the connections kept are judged at once when a
+ * CRL left out of the span went out after their last judgment, so that
+ * one made meanwhile off the timer's sight (lightraild's planner) is
+ * not kept under it.  Two CAs' CRLs: B's goes stale first and is
+ * judged; A's goes stale later, while no connection was in sight: it is
+ * judged when one is (until 2026-12-07 one flag for every CRL said
+ * "judged" and such a connection stayed up until its chain expired).
+ * A CRL made not yet valid by a clock set back from a judgment in its
+ * span is judged once too; nothing without a connection. */
+static void
+test_span_judge(void)
+{
+    char crl[80];
+    snprintf(crl, sizeof crl, "%s/judge-crl.pem", dir);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+    /* (issuer, last, next), seconds from now. */
+    const struct { const char *cn; long last, next; } crls[] = {
+        { "ca-a", -3600, 600 }, { "ca-b", -3600, 60 },
+    };
+    for (size_t i = 0; i < sizeof crls / sizeof *crls; i++) {
+        CU_ASSERT_EQUAL_FATAL(make_crl(crl, crls[i].cn, path[CA_KEY],
+                                       crls[i].last, crls[i].next), 0);
+        add_crl(ctx, crl);
+    }
+    const time_t now = time(NULL);
+    struct lr_tls_span s = { .peers = true };
+    lr_tls_span_crls(&s, ctx, now);
+    CU_ASSERT_FALSE(lr_tls_span_judge(&s, 0));      /* none out */
+    /* B's stale: judged at once, never judged before. */
+    const time_t t1 = now + 60 + 5;
+    s = (struct lr_tls_span) { .peers = true };
+    lr_tls_span_crls(&s, ctx, t1);
+    CU_ASSERT_TRUE(lr_tls_span_judge(&s, 0));
+    /* Judged at t1: not again while only B's is out. */
+    s = (struct lr_tls_span) { .peers = true };
+    lr_tls_span_crls(&s, ctx, t1 + 30);
+    CU_ASSERT_FALSE(lr_tls_span_judge(&s, t1));
+    /* A's stale since: the connections judged at t1 were judged with
+     * it good, and one made since may have been verified under it. */
+    const time_t t2 = now + 600 + 5;
+    s = (struct lr_tls_span) { .peers = true };
+    lr_tls_span_crls(&s, ctx, t2);
+    CU_ASSERT_TRUE(lr_tls_span_judge(&s, t1));
+    /* Judged at t2, or from A's next update on: no more; nor ever
+     * without a connection. */
+    s = (struct lr_tls_span) { .peers = true };
+    lr_tls_span_crls(&s, ctx, t2 + 30);
+    CU_ASSERT_FALSE(lr_tls_span_judge(&s, t2));
+    CU_ASSERT_FALSE(lr_tls_span_judge(&s, now + 600));
+    s.peers = false;
+    CU_ASSERT_FALSE(lr_tls_span_judge(&s, t1));
+    /* The clock set back to before both CRLs' last updates: both were
+     * good at a judgment at t1, so judged at once (and when never
+     * judged); not again once judged with the clock back. */
+    const time_t back = now - 3700;
+    s = (struct lr_tls_span) { .peers = true };
+    lr_tls_span_crls(&s, ctx, back);
+    CU_ASSERT_TRUE(lr_tls_span_judge(&s, t1));
+    CU_ASSERT_TRUE(lr_tls_span_judge(&s, 0));
+    CU_ASSERT_FALSE(lr_tls_span_judge(&s, back));   /* judged since */
     CU_ASSERT_EQUAL(ERR_peek_error(), 0);
     SSL_CTX_free(ctx);
     unlink(crl);
@@ -1143,6 +1216,8 @@ static CU_TestInfo tests[] = {
     { "span_crls: last and next updates, those out not counted",
       test_span_crls },
     { "crls_out: stale or not yet valid, none good", test_crls_out },
+    { "span_judge: a CRL gone out since the last judgment, two CAs",
+      test_span_judge },
     { "span_out: before from, from until on", test_span_out },
     { "span_wait: a second past until, 1 when out, capped, 0 no chain",
       test_span_wait },
