@@ -444,13 +444,19 @@ int lr_ctl_agents_reload_tls(struct lr_ctl *, const char *how, char *report,
  * clock their verdicts hold in (struct lr_tls_span), folded into 's' at
  * 'now' (time(NULL)) from the CRLs they are checked against
  * (coordinator/crl, as each agent's party loaded it: at start, a PUT of
- * the network, a reload above; lr_tls_span_crls()) and from the chain
- * of each kept connection (lr_tls_span_peer(); not read while a plan or
- * RELEASEs hold the connections: the owner asks again when they are
- * back).  Left { 0, 0 } when there is nothing to judge (no CRL, no
- * connection kept).  The owner's timer for lr_ctl_agents_recheck_tls()
- * runs over it (lr_tls_span_wait()).  Owner's thread; reads nothing a
- * plan in flight changes. */
+ * the network, a reload above; lr_tls_span_crls(), which also says when
+ * those out of their own span went out) and from the chain of each kept
+ * connection (lr_tls_span_peer(), which sets 'peers'; not read while a
+ * plan or RELEASEs hold the connections: the owner asks again when they
+ * are back).  The owner's timer for lr_ctl_agents_recheck_tls() runs
+ * over it (lr_tls_span_wait()) only with a connection folded in: with
+ * none kept, or none known, 'peers' is false and the timer rests
+ * whatever the CRLs' bounds (a handshake fails by a CRL out of its span
+ * itself), and a connection a plan made meanwhile is judged when the
+ * agents are back, at once if a CRL went out since the last judgment
+ * (lr_tls_span_judge()).  With no CRL and no connection kept 's' is
+ * left as it was.  Owner's thread; reads nothing a plan in flight
+ * changes. */
 void lr_ctl_agents_tls_span(const struct lr_ctl *, time_t now,
                             struct lr_tls_span *s);
 
