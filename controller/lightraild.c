@@ -90,6 +90,7 @@
 #include "northbound/nb_restconf.h"
 #include "planner/lr_modulation.h"
 #include "planner/lr_utf8.h"
+#include "planner/lr_util.h"
 #include "tools/lightrail/lr_modtable_file.h"
 #include "southbound/sb_linux.h"
 #include "tools/lightrail/lr_opt_once.h"
@@ -114,17 +115,17 @@
 #define LIGHTRAILD_JOBS_CACHE_IDLE_S 300.0
 
 /* The idle time of the jobs trees: LIGHTRAIL_TEST_JOBS_CACHE_IDLE's
- * when it is a number of seconds in range (else warned and ignored),
- * else LIGHTRAILD_JOBS_CACHE_IDLE_S. */
+ * when it is a plain decimal number of seconds in range
+ * (lr_parse_double(), as every number the project reads: strtod()
+ * took hex and white space until 2026-12-07), else warned at start and
+ * ignored, as a test knob; else LIGHTRAILD_JOBS_CACHE_IDLE_S. */
 static struct timeval
 jobs_cache_idle(void)
 {
-    double s = LIGHTRAILD_JOBS_CACHE_IDLE_S;
+    double s = LIGHTRAILD_JOBS_CACHE_IDLE_S, v;
     const char *env = getenv("LIGHTRAIL_TEST_JOBS_CACHE_IDLE");
     if (env && *env) {
-        char *end = NULL;
-        double v = strtod(env, &end);
-        if (*end || !(v >= 0.01 && v <= 86400))
+        if (lr_parse_double(env, 0.01, 86400, &v))
             lr_log(LR_LOG_WARN, "LIGHTRAIL_TEST_JOBS_CACHE_IDLE='%s' is no "
                    "number of seconds from 0.01 to 86400: the jobs trees "
                    "are kept %.0f s after a GET", env, s);

@@ -172,4 +172,21 @@ api DELETE "$JOBS/job=c3"
 
 stop_daemon
 check_store "the store and the devices agree after the GETs"
+
+# LIGHTRAIL_TEST_JOBS_CACHE_IDLE is read as lr_parse_double() reads a
+# number: 10 above was taken with no warning; hex (which strtod() took
+# before 2026-12-07, as 16 s) and white space are warned about at start
+# and ignored (the trees kept 300 s).
+grep -q LIGHTRAIL_TEST_JOBS_CACHE_IDLE "$D/log" \
+    && notok "LIGHTRAIL_TEST_JOBS_CACHE_IDLE=10 warned: $(grep LIGHTRAIL_TEST_JOBS_CACHE_IDLE "$D/log")" \
+    || ok "LIGHTRAIL_TEST_JOBS_CACHE_IDLE=10 taken with no warning"
+for bad in 0x10 ' 10'; do
+    : > "$D/log"
+    LIGHTRAIL_TEST_JOBS_CACHE_IDLE=$bad
+    start_daemon || { notok "start with LIGHTRAIL_TEST_JOBS_CACHE_IDLE='$bad'"; continue; }
+    stop_daemon
+    grep -q "LIGHTRAIL_TEST_JOBS_CACHE_IDLE='$bad' is no number of seconds from 0.01 to 86400: the jobs trees are kept 300 s after a GET" "$D/log" \
+        && ok "LIGHTRAIL_TEST_JOBS_CACHE_IDLE='$bad' warned and ignored" \
+        || notok "LIGHTRAIL_TEST_JOBS_CACHE_IDLE='$bad', the log: $(cat "$D/log")"
+done
 lr_summary
