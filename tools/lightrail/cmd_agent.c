@@ -473,18 +473,12 @@ conn_answer(struct conn *c, size_t n)
     conn_answer_after(c, n, c->a->delay_ms);
 }
 
-static void conn_goodbye(struct conn *c);
-
 static void
 conn_delay_done(evutil_socket_t fd, short what, void *arg)
 {
     struct conn *c = arg;
     bufferevent_write_buffer(c->bev, c->held);
     conn_idle_restart(c);
-    if (c->a->leaving) {
-        conn_goodbye(c);   /* the answer held went first */
-        return;
-    }
     bufferevent_enable(c->bev, EV_READ);
     /* Requests that arrived meanwhile are already in the input. */
     conn_read(c->bev, c);
@@ -1076,10 +1070,6 @@ conn_saved(void *cookie, int rc, const char *why)
     if (atomic_load(&c->a->stopping) || c->closing
         || evtimer_pending(c->delay, NULL))
         return;   /* conn_delay_done reads on */
-    if (c->a->leaving) {
-        conn_goodbye(c);   /* its answer went first */
-        return;
-    }
     bufferevent_enable(c->bev, EV_READ);
     conn_read(c->bev, c);
 }
@@ -1255,10 +1245,6 @@ conn_work_done(void *cookie, void *arg)
     conn_work_answer(c);
     if (c->busy || c->closing || evtimer_pending(c->delay, NULL))
         return;   /* conn_saved or conn_delay_done reads on */
-    if (c->a->leaving) {
-        conn_goodbye(c);   /* its answer went first */
-        return;
-    }
     bufferevent_enable(c->bev, EV_READ);
     conn_read(c->bev, c);
 }
@@ -1527,8 +1513,20 @@ conn_read(struct bufferevent *bev, void *arg)
     struct agent *a = c->a;
     struct evbuffer *in = bufferevent_get_input(bev);
 
-    while (!c->closing && !c->busy && !evtimer_pending(c->delay, NULL)
-           && !a->leaving) {
+    if (c->closing || c->busy || evtimer_pending(c->delay, NULL))
+        return;
+    if (a->leaving) {
+        /* Since SIGTERM a connection is told so once it has nothing
+         * left to answer: each path that reads on after an answer (a
+         * worker's, a save's, one held by --delay-ms) passes here, and
+         * its answer went out first.  (No connection reads meanwhile:
+         * agent_leave() told those that were idle, and the others
+         * paused reading.)  The requests still in its input are left
+         * unread, as those not yet sent. */
+        conn_goodbye(c);
+        return;
+    }
+    while (!c->closing && !c->busy && !evtimer_pending(c->delay, NULL)) {
         if (evbuffer_get_length(bufferevent_get_output(bev))
             >= AGENT_OUT_MAX) {
             /* conn_write resumes once the peer has read it all; the
