@@ -29,18 +29,13 @@ import struct
 import sys
 import time
 
-from agentwire import ERROR, HELLO, HELLO_OK, Checks, ask, frame, read_frame
+from agentwire import ERROR, HELLO, HELLO_OK, Checks, ask, connect, frame, \
+    read_frame
 
 certs, port, agent, coord, pid = sys.argv[1:6]
 record = sys.argv[6] if len(sys.argv) > 6 else None
 checks = Checks()
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-ctx.minimum_version = ssl.TLSVersion.TLSv1_3
-ctx.load_verify_locations(f"{certs}/ca.pem")
-ctx.load_cert_chain(f"{certs}/{coord}.pem", f"{certs}/{coord}.key")
-raw = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
-a = ctx.wrap_socket(raw, server_hostname=agent, suppress_ragged_eofs=False)
-a.settimeout(20)
+a = connect(certs, port, agent, coord, timeout=20, suppress_ragged_eofs=False)
 
 
 def answer():

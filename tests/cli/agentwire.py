@@ -14,14 +14,20 @@ FINISH, FINISH_OK, ERROR, COMMIT, RELEASE, KEEP = 9, 10, 11, 12, 13, 14
 LEX, TIME = 0, 1
 
 
-def connect(certs, port, agent, name):
-    """A TLS 1.3 connection to the agent 'agent' as certificate 'name'."""
+def connect(certs, port, agent, name, timeout=60,
+            suppress_ragged_eofs=True):
+    """A TLS 1.3 connection to the agent 'agent' as certificate 'name',
+    its handshake and reads bounded by 'timeout' seconds.  With
+    suppress_ragged_eofs=False a close with no TLS close_notify (a bare
+    FIN) raises ssl.SSLEOFError instead of reading as b'': what a test
+    of the agent's close_notify needs (agent_term.py)."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_3
     ctx.load_verify_locations(f"{certs}/ca.pem")
     ctx.load_cert_chain(f"{certs}/{name}.pem", f"{certs}/{name}.key")
-    raw = socket.create_connection(("127.0.0.1", int(port)), timeout=60)
-    return ctx.wrap_socket(raw, server_hostname=agent)
+    raw = socket.create_connection(("127.0.0.1", int(port)), timeout=timeout)
+    return ctx.wrap_socket(raw, server_hostname=agent,
+                           suppress_ragged_eofs=suppress_ragged_eofs)
 
 
 def answer_pending(sock):
