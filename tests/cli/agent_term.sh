@@ -8,7 +8,11 @@
 #   2. a request in progress (its answer held by --delay-ms 500, under
 #      the 1 s the agent gives its connections) is answered first, then
 #      told so, and the agent exits 0;
-#   3. lightraild, whose dc2 agent is stopped so between two jobs (the
+#   3. a request queued for the one DP thread, not started, is not run:
+#      its connection is told at once, while the STEP that holds the
+#      thread still runs (an ordering: B's ERROR comes while A's answer
+#      is pending), and the agent logs it dropped unrun and exits 0;
+#   4. lightraild, whose dc2 agent is stopped so between two jobs (the
 #      connection kept from j1 ends with that ERROR) and started again
 #      on the same port, plans j2 with it on a new connection: j2 is
 #      active, not failed.
@@ -71,7 +75,69 @@ else
     notok "SIGTERM with an answer held: status '${STATUS:-none}': $(grep -v '^ok: ' "$tmp/held.out" | head -5; tail -3 "$A/held.log")"
 fi
 
-# ---- 3. lightraild's kept connection, the agent stopped between jobs ----
+# ---- 3. a request queued, not started, is not run ----
+# A STEP over 128 layers of 1,024 devices (4.3e9 cells: seconds of DP at
+# -O2; 64 of 256 under the sanitizers, 6.8e7 cells, as long there) holds
+# the one DP thread; B's STEP waits behind it.  Before, B's STEP ran
+# once A's ended, within the agent's 1 s or not: B was told nothing
+# until then, or (A or B's DP past the 1 s) closed with no word, and the
+# agent's exit waited for B's DP too.
+if lr_sanitized; then QL=64 QD=256; else QL=128 QD=1024; fi
+agent_file big $QD 125 0.40 32 300 dc2
+start_agent queued "$A/big.json" --max-step-cells 0 --threads 1 \
+    --record "$A/queued.rec" || { notok "agent did not start"; lr_summary; exit; }
+QPID=$APID
+PYTHONPATH="$srcdir/tests/cli" python3 - "$C" "$APORT" "$A/queued.rec" $QPID \
+    $QL > "$tmp/queued.out" 2>&1 <<'PY'
+import os, signal, ssl, struct, sys, time
+from agentwire import ERROR, OK, STEP, Checks, answer_pending, connect, \
+    frame, job, read_frame
+certs, port, record, pid, layers = sys.argv[1:6]
+layers = int(layers)
+checks = Checks()
+step = struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, layers - 1, 0.0, 0.0, 0)
+a = connect(certs, port, "dc2", "coordinator", timeout=300)
+b = connect(certs, port, "dc2", "coordinator", timeout=300,
+            suppress_ragged_eofs=False)
+checks.expect("A: JOB", job(a, layers), OK)
+checks.expect("B: JOB", job(b, layers), OK)
+a.sendall(frame(STEP, 7, step))
+b.sendall(frame(STEP, 8, step))
+until = time.time() + 60   # both decoded: A's running, B's queued
+while time.time() < until and open(record).read().count('"type":"step"') < 2:
+    time.sleep(0.02)
+os.kill(int(pid), signal.SIGTERM)
+try:
+    t, ident, payload = read_frame(b)
+    got = (t if ident == 0 else f"{t} of id {ident}", payload)
+except (EOFError, OSError) as e:
+    got = (None, repr(e).encode())
+checks.expect("B, its STEP queued: told the agent shuts down, not answered",
+              got, ERROR, says="closed: the agent is shutting down (SIGTERM)")
+if answer_pending(a):
+    print("ok: B told while A's STEP still holds the DP thread")
+else:
+    checks.failed = True
+    print("FAIL: A's answer (or close) came before B was told")
+try:
+    rest = b.recv(1)
+    got = ("eof" if rest == b"" else None, rest)
+except (OSError, ssl.SSLError) as e:
+    got = (None, repr(e).encode())
+checks.expect("B: then the TLS close_notify", got, "eof")
+sys.exit(1 if checks.failed else 0)
+PY
+st=$?
+if [ $st = 0 ] && exits_within $QPID 600 && [ "$STATUS" = 0 ] &&
+   grep -q "stopping (SIGTERM): 1 connection(s) told so (1 with its request queued, not run)" "$A/queued.log" &&
+   grep -q "stopped: 1 queued request(s) dropped unrun" "$A/queued.log"; then
+    ok "SIGTERM: a request queued, not started, is not run: its connection is told at once"
+else
+    [ $st = 0 ] || kill -9 $QPID 2>/dev/null
+    notok "SIGTERM with a request queued: status '${STATUS:-none}': $(grep -v '^ok: ' "$tmp/queued.out" | head -5; grep 'stopp' "$A/queued.log" | tail -3)"
+fi
+
+# ---- 4. lightraild's kept connection, the agent stopped between jobs ----
 start_agent dc2 "$A/dc2.json" || { notok "agent did not start"; lr_summary; exit; }
 DPORT=$APORT
 . "${srcdir:-.}/tests/cli/daemon.sh"

@@ -23,10 +23,10 @@
  * connections: handshakes, other coordinators' requests (on the other
  * workers), RELEASEs.  A COMMIT's layout runs on a worker and its
  * reservation on the loop, which alone owns the commitments (its tag
- * checked again there).  On SIGTERM a request answered within
- * AGENT_LEAVE_S is answered, and every connection told the agent goes
- * (agent_leave()); then the requests running end, their answers
- * dropped, and those queued are dropped unrun.  So that no
+ * checked again there).  On SIGTERM a request in progress answered
+ * within AGENT_LEAVE_S is answered, one still queued for a worker is
+ * not run, and every connection told the agent goes (agent_leave());
+ * then the requests running end, their answers dropped.  So that no
  * request (a JOB of thousands of layers, a STEP with a thousand entries:
  * legal frames) can hold a worker for minutes, a STEP, FINISH or COMMIT
  * whose local DP would update more than --max-step-cells cells (0.2-3 ns
@@ -242,6 +242,11 @@ struct conn {
      * when the worker or the store is done.  The buffers are made at the
      * first request a worker runs. */
     bool busy, gone;
+    /* 1 from the push of its request to a worker until that worker
+     * starts it; then 0.  SIGTERM takes a request not yet started back
+     * by setting it to 0 first (conn_unqueue()): the worker then skips
+     * it.  Both threads change it, by compare-and-swap only. */
+    atomic_int queued;
     uint64_t commit;              /* saving a COMMIT: its commitment's
                                    * serial; 0: a RELEASE or KEEP */
     struct lr_wire_msg req;       /* req.summary is 'in' */
@@ -1158,7 +1163,10 @@ conn_work_run(void *arg)
     struct conn *c = arg;
     const struct lr_wire_msg *m = &c->req;
     struct lr_cdynp_party *p = c->party;
-    if (atomic_load(&c->a->stopping)) {
+    int queued = 1;
+    if (!atomic_compare_exchange_strong(&c->queued, &queued, 0)
+        || atomic_load(&c->a->stopping)) {
+        /* Taken back at SIGTERM (conn_unqueue()), or the agent stops. */
         atomic_fetch_add(&c->a->dropped, 1);
         c->rc = ECANCELED;   /* its answer is dropped too */
         return;
@@ -1242,6 +1250,8 @@ conn_work_done(void *cookie, void *arg)
             conn_free(c);
         return;
     }
+    if (c->closing)
+        return;   /* taken back unrun at SIGTERM, told so, being flushed */
     conn_work_answer(c);
     if (c->busy || c->closing || evtimer_pending(c->delay, NULL))
         return;   /* conn_saved or conn_delay_done reads on */
@@ -1284,6 +1294,7 @@ conn_work(struct conn *c, const struct lr_wire_msg *m)
         if (!w || lr_worker_pending(a->workers[i]) < lr_worker_pending(w))
             w = a->workers[i];
     c->busy = true;
+    atomic_store(&c->queued, 1);
     if (w && !lr_worker_push_fn(w, conn_work_run, c, conn_work_done, a)) {
         bufferevent_disable(c->bev, EV_READ);
         return;
@@ -2221,11 +2232,29 @@ early_hup(int sig)
     agent_hup_early = 1;
 }
 
+/* Takes back c's request from the worker it is queued on, when that
+ * worker has not started it: true, and the worker will skip it
+ * (conn_work_run()); false when none is queued (a DP running, a save,
+ * or nothing).  On the loop; c stays busy until the worker hands it
+ * back. */
+static bool
+conn_unqueue(struct conn *c)
+{
+    int queued = 1;
+    return c->busy && atomic_compare_exchange_strong(&c->queued, &queued, 0);
+}
+
 /* SIGTERM or SIGINT: the agent stops accepting and tells every
  * connection past its handshake that it goes (conn_goodbye()); one in
- * its handshake is closed.  A request in progress (on a worker, its
- * save being written, its answer held by --delay-ms) is answered
- * first, then told.  The loop ends once all are closed, or
+ * its handshake is closed.  A request in progress (a DP running on a
+ * worker, its save being written, its answer held by --delay-ms) is
+ * answered first, then told.  A request still queued for a worker is
+ * not run: its connection is told now, as one idle.  Run, it would
+ * start up to AGENT_LEAVE_S late behind the others, so that its answer
+ * would come within the bound rarely (a DP of seconds): its
+ * coordinator would be told nothing until then, or closed with no
+ * word, where told now it plans again elsewhere at once; and the
+ * agent's exit would wait for a DP begun after the signal.  The loop ends once all are closed, or
  * AGENT_LEAVE_S after the signal whatever is left (agent_leave_late());
  * a second signal ends it at once.  Before, each connection was closed
  * with no word, which a coordinator waiting on it took for a crash
@@ -2246,13 +2275,17 @@ agent_leave(evutil_socket_t sig, short what, void *arg)
      * once, not left in the backlog until we exit. */
     evconnlistener_free(a->listener);
     a->listener = NULL;
-    int told = 0, waiting = 0;
+    int told = 0, unrun = 0, waiting = 0;
     for (struct conn *c = a->conns, *next; c; c = next) {
         next = c->next;
         if (!c->ready) {
             conn_free(c);
         } else if (c->closing) {
             continue;   /* its ERROR is on its way already */
+        } else if (conn_unqueue(c)) {
+            told++;
+            unrun++;
+            conn_goodbye(c);   /* freed by conn_work_done() if closed */
         } else if (c->busy || evtimer_pending(c->delay, NULL)) {
             waiting++;
         } else {
@@ -2260,9 +2293,10 @@ agent_leave(evutil_socket_t sig, short what, void *arg)
             conn_goodbye(c);
         }
     }
-    alog(a, "signal %d: stopping (%s): %d connection(s) told so, %d "
-         "once their request is answered (within %d s)", (int) sig, name,
-         told, waiting, AGENT_LEAVE_S);
+    alog(a, "signal %d: stopping (%s): %d connection(s) told so (%d with "
+         "its request queued, not run), %d once their request is "
+         "answered (within %d s)", (int) sig, name, told, unrun, waiting,
+         AGENT_LEAVE_S);
     if (!a->conns) {
         event_base_loopexit(a->base, NULL);
         return;
