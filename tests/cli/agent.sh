@@ -648,6 +648,8 @@ wait $IDLE 2>/dev/null
 # Strangers who never begin a TLS handshake: four from one address are
 # kept AGENT_HANDSHAKE_S (10 s) and closed, a fifth is closed at once;
 # the coordinators' slots stay theirs, and the agents still plan.
+# "At once" is an ordering, not a time (a loaded machine may take
+# seconds): the fifth is closed while the first four are still open.
 if command -v python3 > /dev/null; then
     python3 - "$P2" > "$tmp/strangers.out" 2>&1 <<'PY'
 import socket, sys, time
@@ -661,13 +663,25 @@ def closed_within(s, secs):
         return False
     except ConnectionResetError:
         return True
-print("fifth closed at once:", closed_within(socks[4], 2))
+def still_open(s):
+    s.setblocking(False)
+    try:
+        return s.recv(1) != b""
+    except BlockingIOError:
+        return True
+    except ConnectionResetError:
+        return False
+    finally:
+        s.setblocking(True)
+fifth = closed_within(socks[4], 60)
+print("fifth closed while the first four are open:",
+      fifth and all(still_open(s) for s in socks[:4]))
 t0 = time.time()
 print("first four closed within 30 s:",
       all(closed_within(s, 30) for s in socks[:4]))
 print("after at least 8 s:", time.time() - t0 >= 8)
 PY
-    if grep -q "fifth closed at once: True" "$tmp/strangers.out" \
+    if grep -q "fifth closed while the first four are open: True" "$tmp/strangers.out" \
        && grep -q "first four closed within 30 s: True" "$tmp/strangers.out" \
        && grep -q "after at least 8 s: True" "$tmp/strangers.out" \
        && grep -q "4 from this address" "$A/dc2.log" \
