@@ -1249,9 +1249,10 @@ if command -v python3 > /dev/null; then
     fi
     stop_agent $BIGPID
     # SIGTERM while a STEP runs and two more wait for the one DP thread:
-    # the agent ends the one running, drops its answer and the two
-    # queued unrun (or one, should the first have ended meanwhile), and
-    # exits 0 (with nothing leaked, under the sanitizers).
+    # the agent tells the two queued at once and never runs them (or
+    # one, should the first have ended meanwhile), ends the one running,
+    # drops its answer, and exits 0 (with nothing leaked, under the
+    # sanitizers).
     start_agent bigterm "$A/big.json" --max-step-cells 0 --threads 1 \
         --record "$A/bigterm.jsonl" && BIG=$APORT && BIGPID=$APID
     PYTHONPATH="$srcdir/tests/cli" python3 -c '
@@ -1279,7 +1280,7 @@ for s in socks:
     stop_agent $BIGPID
     st=$?
     wait $PY
-    if [ $st -eq 0 ] && grep -q "signal 15: stopping" "$A/bigterm.log" &&
+    if [ $st -eq 0 ] && grep -q "signal 15: stopping (SIGTERM): [12] connection(s) told so ([12] with its request queued, not run)" "$A/bigterm.log" &&
        grep -q "stopped: [12] queued request(s) dropped unrun" "$A/bigterm.log"; then
         ok "SIGTERM with a STEP running and two queued: exit 0, $(grep -o '[12] queued request(s) dropped unrun' "$A/bigterm.log")"
     else
