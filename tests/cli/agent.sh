@@ -1233,15 +1233,21 @@ expect_bad "--idle-timeout wants seconds in 1..86400" \
     $LIGHTRAIL agent --config "$A/dc2.json" --listen 127.0.0.1:0 --idle-timeout 0
 
 # A long request holds one DP thread, not the agent: with --threads 2 a
-# STEP over 256 layers of 1,024 devices (about a second of DP here) runs
-# while a second connection is served from its handshake to its fifth
-# answer (tests/cli/agent_threads.py: ordering, not time).
+# STEP over 256 layers of 1,024 devices (1.73e10 cells: seconds of DP at
+# -O2) runs while a second connection is served from its handshake to
+# its fifth answer (tests/cli/agent_threads.py: ordering, not time).
+# Under the sanitizers, 10 to 30 times slower at the DP, 128 layers of
+# 512 devices (1.1e9 cells, a sixteenth: as long there): the checks are
+# orderings, which need each long STEP to outlast a few short requests,
+# not minutes of DP (the whole 1.73e10 made this step most of the
+# script's time under ASan).
 if command -v python3 > /dev/null; then
-    agent_file big 1024 125 0.40 32 300 dc2
+    if lr_sanitized; then BIGL=128 BIGD=512; else BIGL=256 BIGD=1024; fi
+    agent_file big $BIGD 125 0.40 32 300 dc2
     start_agent big "$A/big.json" --max-step-cells 0 --threads 2 \
         && BIG=$APORT && BIGPID=$APID
     if python3 "$srcdir/tests/cli/agent_threads.py" "$C" "$BIG" dc2 \
-           coordinator 256 > "$tmp/threads.out" 2>&1 \
+           coordinator $BIGL > "$tmp/threads.out" 2>&1 \
        && grep -q "2 DP thread(s)" "$A/big.log"; then
         ok "a long STEP holds one DP thread: another connection served meanwhile ($(grep -c '^ok: ' "$tmp/threads.out") steps)"
     else
@@ -1262,15 +1268,16 @@ socks = []
 for i in range(3):
     s = connect(sys.argv[1], sys.argv[2], "dc2", "coordinator")
     s.settimeout(60)
-    assert job(s, 256)[0] == OK
-    s.sendall(frame(STEP, 1, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, 255, 0.0, 0.0, 0)))
+    n = int(sys.argv[3])
+    assert job(s, n)[0] == OK
+    s.sendall(frame(STEP, 1, struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, n - 1, 0.0, 0.0, 0)))
     socks.append(s)
 for s in socks:
     try:
         s.recv(1)   # until the agent closes
     except OSError:
         pass
-' "$C" "$BIG" > "$tmp/term.out" 2>&1 &
+' "$C" "$BIG" $BIGL > "$tmp/term.out" 2>&1 &
     PY=$!
     n=0   # the three STEPs decoded (recorded): one running, two queued
     until [ "$(grep -c '"type":"step"' "$A/bigterm.jsonl" 2>/dev/null)" = 3 ] \
