@@ -8,66 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/lr_modtext.h"
 #include "planner/lr_modulation.h"
 #include "planner/lr_utf8.h"
 #include "planner/lr_util.h"
 
-/* The two-decimal text buf (as "%.2f" writes it) with a final 0 of
- * its decimals dropped, as libyang's canonical decimal64 has it:
- * "17.00" reads "17.0", "16.90" "16.9". */
-static void
-mod_hundredths_canonical(char *buf)
-{
-    size_t n = strlen(buf);
-    if (n >= 4 && buf[n - 3] == '.' && buf[n - 1] == '0')
-        buf[n - 1] = '\0';
-}
-
 void
 lr_mod_gosnr_text(double db, char *buf, size_t len)
 {
-    if (!isfinite(db)) {
+    if (lr_modtext_gosnr_cut(db, buf, len))
+        return;
+    /* Not finite, or its hundredths do not fit (|db| of 1e28 and more in
+     * 32 bytes, far past any hundredth a double holds): the number
+     * itself, with the fewest digits that give it back, not its first
+     * digits cut by snprintf(). */
+    if (isfinite(db))
+        lr_modtext_g(db, buf, len);
+    else
         snprintf(buf, len, "%g", db);
-        return;
-    }
-    /* -0 (a receiver's rounding, a CSV's "-0") is 0: "%.2f" would write
-     * "-0.00", which reads as a measurement below 0. */
-    if (db == 0)
-        db = 0;
-    int n = snprintf(buf, len, "%.2f", db);
-    if (n < 0 || (size_t) n >= len) {
-        /* Its hundredths do not fit (|db| of 1e28 and more in 32 bytes,
-         * far past any hundredth a double holds): the number itself,
-         * with the fewest digits that give it back, not its first
-         * digits cut by snprintf(). */
-        for (int p = 15; p <= 17; p++) {
-            snprintf(buf, len, "%.*g", p, db);
-            if (strtod(buf, NULL) == db)
-                break;
-        }
-        return;
-    }
-    if (strtod(buf, NULL) > db)
-        snprintf(buf, len, "%.2f", strtod(buf, NULL) - 0.01);
-    mod_hundredths_canonical(buf);
-}
-
-/* 'x' (finite) into buf[len] as "%g" writes it when that reads back
- * as 'x', else with the fewest more significant digits that do; returns
- * the digits used.  A number said in a fact is the one judged: "%g"'s
- * six digits said a reach of 999.9996 km "1000" beside a length of
- * "1000.0" beyond it. */
-static int
-mod_say_g(double x, char *buf, size_t len)
-{
-    int p = 6;
-    for (; p < 17; p++) {
-        snprintf(buf, len, "%.*g", p, x);
-        if (strtod(buf, NULL) == x)
-            return p;
-    }
-    snprintf(buf, len, "%.*g", p, x);
-    return p;
 }
 
 /* The default table's OSNR threshold of the format 'name', NAN for a
@@ -340,7 +298,7 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
             lr_mod_gosnr_text(db, below, sizeof below);
             snprintf(above, sizeof above, "%.2f",
                      strtod(below, NULL) + 0.01);
-            mod_hundredths_canonical(above);
+            lr_modtext_hundredths_canonical(above);
             lr_set_err(err, errlen, "line %d: format '%s': column %d, "
                        "minimum_osnr, is '%s': give it in hundredths of a "
                        "dB at most (%s or %s), as a measured gOSNR is kept "
@@ -482,7 +440,7 @@ lr_mod_fits(const struct lr_modtable *t, const char *name, double length_km,
         /* lr_mod_choose() over the format alone: the same slack. */
         char km[48], reach[32];
         lr_mod_reach_needed(length_km, t->f[i].reach_km, km, sizeof km);
-        mod_say_g(t->f[i].reach_km, reach, sizeof reach);
+        lr_modtext_g(t->f[i].reach_km, reach, sizeof reach);
         snprintf(say, sizeof say, "%s km is beyond %s's reach of %s km "
                  "in the modulation table", km, t->f[i].name, reach);
         rc = ERANGE;
@@ -509,11 +467,11 @@ lr_mod_sized(const struct lr_modtable *t, const char *name,
         return 0;
     if (why && whylen) {
         char rate[32], se[32], per[32];
-        mod_say_g(rate_gbps, rate, sizeof rate);
+        lr_modtext_g(rate_gbps, rate, sizeof rate);
         /* Per slot, the SE said times 12.5 (100 / 8): three digits
          * more hold that product whole, 3.9999999 x 12.5 = 49.99999875,
          * where its double reads back only as 49.999998750000003. */
-        int p = mod_say_g(f->se, se, sizeof se);
+        int p = lr_modtext_g(f->se, se, sizeof se);
         snprintf(per, sizeof per, "%.*g", p + 3, f->se * LR_SLOT_GHZ);
         snprintf(why, whylen, "it holds %d slots for %s Gb/s where the "
                  "modulation table's %s, at %s bits per symbol (%s Gb/s per "
@@ -535,12 +493,7 @@ lr_mod_sized(const struct lr_modtable *t, const char *name,
 static void
 lr_mod_say_below(double x, double t, char *a, char *b, size_t len)
 {
-    int d = 1;
-    if (t == 0)
-        t = 0;   /* -0, a CSV's "-0": "0.0", not "-0.0" */
-    snprintf(b, len, "%.1f", t);
-    while (d < 17 && strtod(b, NULL) != t)
-        snprintf(b, len, "%.*f", ++d, t);
+    lr_modtext_threshold(t, b, len);
     lr_mod_gosnr_text(x, a, len);
 }
 

@@ -258,7 +258,8 @@ int lr_mod_received(const struct lr_modtable *t, const char *name,
  * this text is below it exactly when 'db' is.  A number not finite is
  * written as "%g" writes it, and one whose hundredths do not fit
  * buf[len] (-1e40 in 32 bytes) as the fewest digits of "%g" that read
- * back as it ("-1e+40"), never cut. */
+ * back as it ("-1e+40"), never cut.  The rule's one home is
+ * planner/lr_modtext.h, which the southbound's texts share. */
 void lr_mod_gosnr_text(double db, char *buf, size_t len);
 
 /* Slots for 'rate_gbps' with format 'f' and 'guard' guard slots, in

@@ -139,8 +139,8 @@ int sb_mno_lightpath_check(const struct sb_mno_lightpath *lp,
  * measured 'gosnr_db' against 'threshold_db', each into its buffer of
  * 'len' bytes (32 suffice): the measurement cut to hundredths, never
  * rounded up, as the controller keeps and GET shows it (the rule of
- * planner/lr_modulation.h's lr_mod_gosnr_text(), which liblrsb does not
- * link: "16.99" for 16.996, "17.0" for 17); the threshold with the
+ * planner/lr_modtext.h, header only, which lr_mod_gosnr_text() keeps
+ * too: "16.99" for 16.996, "17.0" for 17); the threshold with the
  * fewest decimals, one at least, that give it back ("17.04"); the
  * margin, the first less the second, signed ("+1.0", "-0.04").  A
  * threshold has hundredths at most (lr_modtable_parse_csv()), so the

@@ -26,6 +26,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/lr_modtext.h"
 #include "southbound/sb_driver.h"
 #include "southbound/sb_mnoptical.h"
 
@@ -207,41 +208,20 @@ cleanup:
     return ret;
 }
 
-/* "%.2f"'s text in buf with a final 0 of its decimals dropped, as
- * libyang's canonical decimal64 has it: "17.00" reads "17.0". */
-static void
-mno_hundredths_canonical(char *buf)
-{
-    size_t n = strlen(buf);
-    if (n >= 4 && buf[n - 3] == '.' && buf[n - 1] == '0')
-        buf[n - 1] = '\0';
-}
-
 void
 sb_mno_gosnr_text(double gosnr_db, double threshold_db, char *gosnr,
                   char *threshold, char *margin, size_t len)
 {
-    int d = 1, n;
-    if (threshold_db == 0)
-        threshold_db = 0;   /* -0: "0.0", not "-0.0" */
-    snprintf(threshold, len, "%.1f", threshold_db);
-    while (d < 17 && strtod(threshold, NULL) != threshold_db)
-        snprintf(threshold, len, "%.*f", ++d, threshold_db);
-    if (gosnr_db == 0)
-        gosnr_db = 0;
-    n = isfinite(gosnr_db) ? snprintf(gosnr, len, "%.2f", gosnr_db) : -1;
-    if (n < 0 || (size_t) n >= len) {
+    lr_modtext_threshold(threshold_db, threshold, len);
+    if (!lr_modtext_gosnr_cut(gosnr_db, gosnr, len)) {
         /* Not finite, or its hundredths do not fit: "%g"'s text. */
         snprintf(gosnr, len, "%g", gosnr_db);
         snprintf(margin, len, "%+g", gosnr_db - threshold_db);
         return;
     }
-    if (strtod(gosnr, NULL) > gosnr_db)
-        snprintf(gosnr, len, "%.2f", strtod(gosnr, NULL) - 0.01);
-    mno_hundredths_canonical(gosnr);
     /* Both in hundredths: "%.2f" rounds the difference's binary error
      * away, and a margin of 0 reads "+0.0", never "-0.0". */
     double diff = strtod(gosnr, NULL) - threshold_db;
     snprintf(margin, len, "%+.2f", fabs(diff) < 0.005 ? 0.0 : diff);
-    mno_hundredths_canonical(margin);
+    lr_modtext_hundredths_canonical(margin);
 }

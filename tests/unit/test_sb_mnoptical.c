@@ -767,6 +767,49 @@ default_osnr_db(const char *name)
     return i < 0 ? NAN : t.f[i].osnr_db;
 }
 
+/* sb_mno_gosnr_text(), the check's and lightrail mnoptical check's
+ * texts, pinned: the measurement as lr_mod_gosnr_text() says it (GET's
+ * gosnr), the threshold with the decimals that give it back, the
+ * margin exact in hundredths; "0.0", never "-0.0", for a -0 of either;
+ * a measurement not finite, or whose hundredths do not fit, as "%g". */
+static void
+test_gosnr_texts(void)
+{
+    static const struct {
+        double g, t;
+        const char *gt, *tt, *mt;
+    } cases[] = {
+        { 16.996, 17, "16.99", "17.0", "-0.01" },
+        { 17.03, 17.04, "17.03", "17.04", "-0.01" },
+        { 17, 17, "17.0", "17.0", "+0.0" },
+        { 25, 20, "25.0", "20.0", "+5.0" },
+        { 18.6, 18.6, "18.6", "18.6", "+0.0" },
+        { 16.29, 16.3, "16.29", "16.3", "-0.01" },
+        { -0.0, -0.0, "0.0", "0.0", "+0.0" },
+        { -0.5, -0.0, "-0.5", "0.0", "-0.5" },
+        { -0.004, 0, "-0.01", "0.0", "-0.01" },
+        { 12.5, 0.1 + 0.2, "12.5", "0.30000000000000004", "+12.2" },
+        { NAN, 20, "nan", "20.0", "+nan" },
+        { INFINITY, 20, "inf", "20.0", "+inf" },
+        { -1e40, 20, "-1e+40", "20.0", "-1e+40" },
+        { 1.2345678e30, 20, "1.23457e+30", "20.0", "+1.23457e+30" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char g[32], t[32], m[32], want[32];
+        sb_mno_gosnr_text(cases[i].g, cases[i].t, g, t, m, sizeof g);
+        if (strcmp(g, cases[i].gt) || strcmp(t, cases[i].tt)
+            || strcmp(m, cases[i].mt))
+            fprintf(stderr, "case %zu: '%s' '%s' '%s'\n", i, g, t, m);
+        CU_ASSERT_STRING_EQUAL(g, cases[i].gt);
+        CU_ASSERT_STRING_EQUAL(t, cases[i].tt);
+        CU_ASSERT_STRING_EQUAL(m, cases[i].mt);
+        /* The controller's text wherever the hundredths fit. */
+        lr_mod_gosnr_text(cases[i].g, want, sizeof want);
+        if (fabs(cases[i].g) < 1e28)
+            CU_ASSERT_STRING_EQUAL(g, want);
+    }
+}
+
 static void
 test_gosnr(void)
 {
@@ -1741,6 +1784,7 @@ static CU_TestInfo tests[] = {
     { "undo on failure, HTML errors", test_undo },
     { "an undo the emulator refuses is kept on record", test_undo_refused },
     { "terminals and gOSNR", test_gosnr },
+    { "the gOSNR, threshold and margin texts", test_gosnr_texts },
     { "lenient JSON", test_parse },
     { "a /connect whose answer was lost: ETIMEDOUT, removed",
       test_answer_lost },
