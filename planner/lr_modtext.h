@@ -76,7 +76,9 @@ lr_modtext_gosnr_cut(double db, char *buf, size_t len)
 
 /* A threshold 't' (finite) into buf[len] with the fewest decimals, one
  * at least, that give it back, as a table's CSV wrote it: "17.0",
- * "17.04"; -0 (a CSV's "-0") is "0.0", not "-0.0". */
+ * "17.04"; -0 is "0.0", not "-0.0": no table holds one
+ * (lr_modtable_set_osnr() takes it as +0), but sb_mno_gosnr_text()
+ * says any threshold its caller gives. */
 static inline void
 lr_modtext_threshold(double t, char *buf, size_t len)
 {

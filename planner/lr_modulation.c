@@ -155,7 +155,10 @@ lr_modtable_set_osnr(struct lr_modtable *t, int i, double db)
         || !(isnan(db) || (db >= LR_MOD_OSNR_MIN_DB
                            && db <= LR_MOD_OSNR_MAX_DB)))
         return EINVAL;
-    t->f[i].osnr_db = db;
+    /* -0 (a CSV's "-0", a caller's -0.0) is taken as +0, here where
+     * every threshold enters a table, so that no printer of it writes
+     * "-0.0" ("%.1f" does). */
+    t->f[i].osnr_db = db == 0 ? 0 : db;
     return 0;
 }
 
@@ -308,8 +311,8 @@ modcsv_row(struct lr_modtable *t, char *line, int lineno, int osnr_col,
         }
     } else
         db = mod_default_osnr_db(name);
-    t->f[t->n - 1].osnr_db = db;
-    return 0;
+    /* Within range and of hundredths at most, checked above: taken. */
+    return lr_modtable_set_osnr(t, t->n - 1, db);
 }
 
 int

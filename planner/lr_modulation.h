@@ -78,9 +78,11 @@ void lr_modtable_default(struct lr_modtable *t);
 int lr_modtable_add(struct lr_modtable *t, const char *name, double reach_km,
                     double se);
 
-/* Sets the OSNR threshold of format 'i': EINVAL unless 'db' is NAN
- * (unknown) or within LR_MOD_OSNR_MIN_DB..LR_MOD_OSNR_MAX_DB, or 'i' is
- * not a format of 't'. */
+/* Sets the OSNR threshold of format 'i', -0 as +0 (every threshold of
+ * a table enters by it, lr_modtable_parse_csv()'s too, so that none
+ * holds -0): EINVAL unless 'db' is NAN (unknown) or within
+ * LR_MOD_OSNR_MIN_DB..LR_MOD_OSNR_MAX_DB, or 'i' is not a format of
+ * 't'. */
 int lr_modtable_set_osnr(struct lr_modtable *t, int i, double db);
 
 /* Index of the format named 'name', or -1. */

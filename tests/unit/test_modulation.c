@@ -807,6 +807,36 @@ test_se_range_planned(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* A threshold of -0 (a CSV's "-0" or "-0.0", a caller's -0.0: not
+ * below 0, so taken) enters a table as +0, so that no printer of a
+ * table's thresholds has to mend it: lightraild's log of the table
+ * printed "%.1f" of it, "-0.0 dB".  Before 2026-12-07 each was kept
+ * with its sign. */
+static void
+test_osnr_minus_zero(void)
+{
+    struct lr_modtable t;
+    char err[256], one[16];
+    lr_modtable_default(&t);
+    CU_ASSERT_EQUAL(lr_modtable_set_osnr(&t, 1, -0.0), 0);
+    CU_ASSERT(t.f[1].osnr_db == 0 && !signbit(t.f[1].osnr_db));
+    snprintf(one, sizeof one, "%.1f", t.f[1].osnr_db);
+    CU_ASSERT_STRING_EQUAL(one, "0.0");
+    const char *csv = "name,maximum_length,spectral_efficiency,"
+                      "minimum_osnr\nBPSK,100000,1,-0\nQPSK,2500,2,-0.0\n"
+                      "8QAM,1250,3,-0.00\n16QAM,625,4,+0\n";
+    CU_ASSERT_EQUAL_FATAL(lr_modtable_parse_csv(&t, csv, strlen(csv), err,
+                                                sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(t.n, 4);
+    for (int i = 0; i < t.n; i++) {
+        snprintf(one, sizeof one, "%.1f", t.f[i].osnr_db);
+        if (strcmp(one, "0.0") || signbit(t.f[i].osnr_db))
+            fprintf(stderr, "%s: %s\n", t.f[i].name, one);
+        CU_ASSERT(t.f[i].osnr_db == 0 && !signbit(t.f[i].osnr_db));
+        CU_ASSERT_STRING_EQUAL(one, "0.0");
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "a gOSNR said cut to hundredths, or whole when they do not fit",
       test_gosnr_text },
@@ -826,6 +856,7 @@ static CU_TestInfo tests[] = {
     { "default table equals modulations_deeprmsa.csv",
       test_default_matches_reference_file },
     { "OSNR thresholds: defaults, set, refused", test_osnr_default_and_set },
+    { "OSNR thresholds: -0 enters as +0", test_osnr_minus_zero },
     { "CSV: minimum_osnr sets the thresholds", test_csv_thresholds },
     { "CSV: bad input refused by line and column", test_csv_refusals },
     { "CSV: a spreadsheet's BOM read, quoted or padded names refused",
