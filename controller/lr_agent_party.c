@@ -116,7 +116,7 @@ struct agent_party {
     /* The agent's closes of a connection kept idle seen before a
      * request (drop_if_stale()), and the last one said. */
     unsigned idle_closes;
-    char idle_close[512];
+    char idle_close[768];
     /* The revision the last HELLO_OK named (0: none), and the BACKTRACKs
      * of objectives 0-3 sent in the plan lr_agent_plan() runs (reset at
      * its start): what revision_notes() tells the operator of an agent
@@ -1319,54 +1319,114 @@ lr_agent_party_commit(struct lr_cdynp_party *p, enum lr_cdynp_objective obj,
                           last, stages, tag, n_stages);
 }
 
-/* What the agent has sent on a connection kept idle (from the last job,
- * or since a job's COMMIT), looked at without waiting: NULL when
- * nothing (the connection is still open), else what ended it.  An idle
- * connection has nothing to read, so anything readable ends it: its
- * TCP reset (POLLHUP, POLLERR) or FIN (POLLIN, then a recv() of 0), its
- * TLS close_notify (SSL_peek()'s ZERO_RETURN: an agent that shuts TLS
- * down first may hold the socket open), or a stray frame.  A TLS record
- * that carries no data (a session ticket: the agent sends none,
- * SSL_OP_NO_TICKET) is read and ends nothing.  The socket is
- * non-blocking: SSL_peek() never waits. */
-static const char *
-peer_closed(struct agent_party *ap)
+/* The frame the agent sent unasked on a connection kept idle, read
+ * without waiting (the socket is non-blocking): true with it decoded in
+ * '*m' when a whole one had come. */
+static bool
+read_unasked(struct agent_party *ap, struct lr_wire_msg *m)
 {
+    size_t got = 0, want = 4;
+    int err;
+    while (got < want) {
+        ERR_clear_error();
+        int n = SSL_read(ap->ssl, ap->buf + got, (int) (want - got));
+        if (n <= 0)
+            return false;
+        got += (size_t) n;
+        if (got == 4 && want == 4) {
+            want = lr_wire_frame_size(ap->buf, 4, &err);
+            if (err || want > AP_BUF)
+                return false;
+        }
+    }
+    memset(m, 0, sizeof *m);
+    m->summary = ap->sum;
+    return lr_wire_decode(ap->buf, want, m) == 0;
+}
+
+/* What the agent has sent on a connection kept idle (from the last job,
+ * or since a job's COMMIT), looked at without waiting: false when
+ * nothing (the connection is still open), else true with what ended it
+ * in what[len].  An idle connection has nothing to read, so anything
+ * readable ends it: its TCP reset (POLLHUP, POLLERR) or FIN (POLLIN,
+ * then a recv() of 0), its TLS close_notify (SSL_peek()'s ZERO_RETURN:
+ * an agent that shuts TLS down first may hold the socket open), or a
+ * frame.  A frame is read: the ERROR of id 0 an agent closes with
+ * (cmd_agent.c's conn_goodbye() on SIGTERM, "closed: the agent is
+ * shutting down ...", or an eviction) is quoted, its words the reason
+ * (until 2026-12-07, later, any frame was "a frame sent unasked");
+ * another is said as sent unasked.  A TLS record that carries no data
+ * (a session ticket: the agent sends none, SSL_OP_NO_TICKET) is read
+ * and ends nothing.  The socket is non-blocking: SSL_peek() never
+ * waits. */
+static bool
+peer_closed(struct agent_party *ap, char *what, size_t len)
+{
+    const char *idle = "while idle (its idle timeout, or a restart)";
+    const char *said = NULL;
+    struct lr_wire_msg m;
+    unsigned char b;
     if (ap->state != AP_UP)
-        return NULL;
+        return false;
     if (SSL_pending(ap->ssl) > 0)
-        return "it sent a frame unasked";
+        goto frame;
     struct pollfd pfd = { .fd = ap->fd, .events = POLLIN };
     int n = poll(&pfd, 1, 0);
-    if (n < 0)
-        return errno == EINTR ? NULL : "poll failed";
-    if (n == 0)
-        return NULL;
-    if (pfd.revents & (POLLERR | POLLHUP))
-        return "it reset the connection";
-    /* Under the TLS records: a FIN with nothing before it (OpenSSL
-     * would say a close_notify, SSL_OP_IGNORE_UNEXPECTED_EOF). */
-    unsigned char b;
-    ssize_t got = recv(ap->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (got == 0)
-        return "it closed the connection";
-    if (got < 0)
-        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-               ? NULL : "it reset the connection";
-    ERR_clear_error();
-    int ret = SSL_peek(ap->ssl, &b, 1);
-    if (ret > 0)
-        return "it sent a frame unasked";
-    switch (SSL_get_error(ap->ssl, ret)) {
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-        /* Only a record with no data: still open. */
-        return NULL;
-    case SSL_ERROR_ZERO_RETURN:
-        return "it closed the connection (TLS close_notify)";
-    default:
-        return "it broke the connection (a TLS record cut short)";
+    if (n < 0 && errno == EINTR)
+        return false;
+    if (n < 0) {
+        said = "poll failed";
+    } else if (n == 0) {
+        return false;
+    } else if (pfd.revents & (POLLERR | POLLHUP)) {
+        said = "it reset the connection";
+    } else {
+        /* Under the TLS records: a FIN with nothing before it (OpenSSL
+         * would say a close_notify, SSL_OP_IGNORE_UNEXPECTED_EOF). */
+        ssize_t got = recv(ap->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK
+                        || errno == EINTR))
+            return false;
+        if (got == 0)
+            said = "it closed the connection";
+        else if (got < 0)
+            said = "it reset the connection";
     }
+    if (!said) {
+        ERR_clear_error();
+        int ret = SSL_peek(ap->ssl, &b, 1);
+        if (ret > 0)
+            goto frame;
+        switch (SSL_get_error(ap->ssl, ret)) {
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE:
+            /* Only a record with no data: still open. */
+            return false;
+        case SSL_ERROR_ZERO_RETURN:
+            said = "it closed the connection (TLS close_notify)";
+            break;
+        default:
+            said = "it broke the connection (a TLS record cut short)";
+            break;
+        }
+    }
+    snprintf(what, len, "%s %s", said, idle);
+    return true;
+
+frame:
+    if (!read_unasked(ap, &m)) {
+        snprintf(what, len, "it sent a frame unasked %s", idle);
+        return true;
+    }
+    if (ap->record)
+        lr_agent_record(ap->record, &m);
+    if (m.type == LR_WIRE_ERROR && m.id == 0)
+        snprintf(what, len, "it closed the connection while idle, saying "
+                 "\"%s\"", m.text);
+    else
+        snprintf(what, len, "it sent a frame unasked (%s) %s",
+                 lr_wire_type_name(m.type), idle);
+    return true;
 }
 
 /* Drops a connection kept idle that the agent has closed meanwhile
@@ -1378,13 +1438,12 @@ peer_closed(struct agent_party *ap)
 static void
 drop_if_stale(struct agent_party *ap)
 {
-    const char *what = peer_closed(ap);
-    if (!what)
+    char what[LR_WIRE_TEXT_MAX + 128];
+    if (!peer_closed(ap, what, sizeof what))
         return;
     ap->idle_closes++;
-    snprintf(ap->idle_close, sizeof ap->idle_close, "%.256s port %d: %s "
-             "while idle (its idle timeout, or a restart): a new "
-             "connection for the next request", ap->address, ap->port,
+    snprintf(ap->idle_close, sizeof ap->idle_close, "%.256s port %d: %s: "
+             "a new connection for the next request", ap->address, ap->port,
              what);
     disconnect(ap);
 }

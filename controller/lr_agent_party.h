@@ -235,7 +235,9 @@ const char *lr_agent_party_error(const struct lr_cdynp_party *);
  * connected again with no failure; the last one said in '*last' when
  * not NULL ("ADDR port P: it closed the connection while idle (its
  * idle timeout, or a restart): a new connection for the next request";
- * "" when none; borrowed from the party). */
+ * "... it closed the connection while idle, saying \"closed: the agent
+ * is shutting down (SIGTERM): ...\": ..." when it sent an ERROR of id 0
+ * first, its words quoted; "" when none; borrowed from the party). */
 unsigned lr_agent_party_idle_closes(const struct lr_cdynp_party *,
                                     const char **last);
 

@@ -544,6 +544,60 @@ test_release_after_agent_closed(void)
     fk_stop(&f);
 }
 
+/* The goodbye of an agent stopped by SIGTERM (cmd_agent.c's
+ * conn_goodbye()): HELLO answered, then, with the connection idle, an
+ * ERROR of id 0 and a TLS close_notify; a second connection gets HELLO
+ * and RELEASE answered (the agent started again). */
+#define GOODBYE "closed: the agent is shutting down (SIGTERM): connect " \
+                "again once it is back: closing"
+static void
+script_goodbye(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
+    if (c->index == 0) {
+        if (fk_read(c, &m) && m.type == LR_WIRE_HELLO)
+            fk_hello_ok(c, m.id);
+        struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = ESHUTDOWN };
+        snprintf(a.text, sizeof a.text, "%s", GOODBYE);
+        fk_send(c, &a, 0, 0);
+        SSL_shutdown(c->ssl);
+        fk_note(c);
+        while (fk_read(c, &m))
+            continue;
+        return;
+    }
+    script_close_then_release(c);
+}
+
+/* An agent's goodbye on a connection kept idle is its close, said in
+ * its words: not "a frame sent unasked" (as until 2026-12-07, later). */
+static void
+test_goodbye_while_idle(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_goodbye, 2))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops;
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), 0);
+    fk_wait_note(&f);
+    int rc = lr_agent_party_release(p, "j1");
+    if (rc)
+        fprintf(stderr, "release: %s\n", lr_agent_party_error(p));
+    CU_ASSERT_EQUAL(rc, 0);
+    const char *idle;
+    CU_ASSERT_EQUAL(lr_agent_party_idle_closes(p, &idle), 1u);
+    fprintf(stderr, "goodbye while idle: %s\n", idle);
+    CU_ASSERT_PTR_NOT_NULL(strstr(idle, "port "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(idle, ": it closed the connection while "
+                                  "idle, saying \"" GOODBYE "\": a new "
+                                  "connection for the next request"));
+    CU_ASSERT_PTR_NULL(strstr(idle, "unasked"));
+    p->cls->free(p);
+    fk_stop(&f);
+}
+
 /* HELLO answered; JOB answered OK, every STEP "no feasible layer"
  * (ENOENT), on one connection only: a party that reconnects finds a
  * listener that never shakes hands. */
@@ -2748,6 +2802,7 @@ static CU_TestInfo tests[] = {
     { "new refusals", test_new_refusals },
     { "unreachable agent", test_unreachable },
     { "release after the agent closed", test_release_after_agent_closed },
+    { "the agent's goodbye while idle, quoted", test_goodbye_while_idle },
     { "budget spent before the request", test_budget_spent_before_request },
     { "misbehaving agent", test_misbehaving_agent },
     { "answers that answer no request", test_nonsense_answers },
