@@ -286,16 +286,26 @@ wait_fd(int fd, short events, double deadline)
     }
 }
 
-/* The reason for a socket error 'err' under TLS into why[len].  A
- * reset is the agent's close too: an agent that dies (SIGKILL, the OOM
- * killer) with bytes of ours unread in its socket sends a reset, not a
- * FIN, and under load our request is often still unread; "Connection
- * reset by peer" sent the operator looking at the network. */
+/* The reason for a socket error 'err' under TLS into why[len] (0: the
+ * agent closed with no error), in the words of a request ('handshake'
+ * false) or of our TLS handshake ('handshake' true): the one place a
+ * close is worded.  A reset is the agent's close too: an agent that
+ * dies (SIGKILL, the OOM killer) with bytes of ours unread in its socket
+ * sends a reset, not a FIN, and under load our request is often still
+ * unread; "Connection reset by peer" sent the operator looking at the
+ * network.  During the handshake, a close is most often an agent at
+ * its connection limit closing what it accepts. */
 static void
-sys_reason(int err, char *why, size_t len)
+sys_reason(int err, bool handshake, char *why, size_t len)
 {
     if (!err)
-        snprintf(why, len, "the agent closed the connection");
+        snprintf(why, len, "the agent closed the connection%s", handshake
+                 ? " (at its connection limit? see its log)" : "");
+    else if (handshake && (err == ECONNRESET || err == EPIPE))
+        snprintf(why, len, "the agent closed the connection (%s: at its "
+                 "connection limit, or killed? see its log)",
+                 err == ECONNRESET ? "reset" : "before our hello was "
+                 "written");
     else if (err == ECONNRESET)
         snprintf(why, len, "the agent closed the connection (reset: it "
                  "was killed, or closed with our request unread)");
@@ -333,7 +343,7 @@ ssl_wait(struct agent_party *ap, int ret, double deadline, char *why,
             lr_tls_reason(why, len);
             return EPROTO;
         }
-        sys_reason(sys, why, len);
+        sys_reason(sys, false, why, len);
         return sys ? sys : ECONNRESET;
     default:
         lr_tls_reason(why, len);
@@ -505,18 +515,10 @@ ap_advance(struct agent_party *ap, short *events)
     /* A close without an alert: the agent at its connection limit
      * closes what it accepts (SSL_OP_IGNORE_UNEXPECTED_EOF makes that
      * a ZERO_RETURN, which OpenSSL gives no reason for). */
-    if ((e == SSL_ERROR_SYSCALL && !ERR_peek_last_error() && !sys)
-        || e == SSL_ERROR_ZERO_RETURN)
-        snprintf(why, sizeof why, "the agent closed the connection (at its "
-                 "connection limit? see its log)");
-    else if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error()
-             && (sys == ECONNRESET || sys == EPIPE))
-        snprintf(why, sizeof why, "the agent closed the connection (%s: "
-                 "at its connection limit, or killed? see its log)",
-                 sys == ECONNRESET ? "reset" : "before our hello was "
-                 "written");
+    if (e == SSL_ERROR_ZERO_RETURN)
+        sys_reason(0, true, why, sizeof why);
     else if (e == SSL_ERROR_SYSCALL && !ERR_peek_last_error())
-        snprintf(why, sizeof why, "%s", strerror(sys));
+        sys_reason(sys, true, why, sizeof why);
     else
         lr_tls_reason(why, sizeof why);
     return fail(ap, EPROTO, "TLS handshake with %s port %d: %s", ap->address,
