@@ -1797,13 +1797,14 @@ revision_notes(const struct lr_cluster *cl,
             || ap->plan_revision >= LR_WIRE_REVISION_PREV)
             continue;
         const bool old = ap->plain_hello || !ap->hello_ok_revision;
-        char earlier[320];
-        snprintf(earlier, sizeof earlier, "it refused a HELLO naming "
-                 "revision 2 in an earlier job, as agents from before "
-                 "2026-12-07 do, and is greeted with a plain HELLO since, "
-                 "until a new connection %g s after that refusal asks "
-                 "revision 2 again (or a new network (PUT), or a restart "
-                 "of the coordinator)", ap->revision_retry);
+        char earlier[320] = "";
+        if (ap->plain_hello && ap->plain_job != ap->job)
+            snprintf(earlier, sizeof earlier, "it refused a HELLO naming "
+                     "revision 2 in an earlier job, as agents from before "
+                     "2026-12-07 do, and is greeted with a plain HELLO "
+                     "since, until a new connection %g s after that refusal "
+                     "asks revision 2 again (or a new network (PUT), or a "
+                     "restart of the coordinator)", ap->revision_retry);
         size_t at = strlen(why);
         snprintf(why + at, len - at, "%sagent %s (%s port %d) speaks "
                  "protocol revision 1: %s, so it is asked the BACKTRACKs "
