@@ -1104,6 +1104,17 @@ check_step_prev(struct agent_party *ap, enum lr_cdynp_objective obj,
  * STEP_OK"). */
 static void drop_if_stale(struct agent_party *ap);
 
+/* The connection's revision counted in the plan's lowest
+ * (ap->plan_revision), once its HELLO_OK came: at each request, as a
+ * connection kept from the job before is known to be used only once
+ * drop_if_stale() has looked at it. */
+static void
+count_revision(struct agent_party *ap)
+{
+    if (!ap->plan_revision || ap->revision < ap->plan_revision)
+        ap->plan_revision = ap->revision;
+}
+
 static int
 ensure_hello(struct agent_party *ap)
 {
@@ -1117,8 +1128,10 @@ ensure_hello(struct agent_party *ap)
      * (closed_without_a_word()). */
     if (ap->kept)
         drop_if_stale(ap);
-    if (ap->state == AP_UP && ap->hello)
+    if (ap->state == AP_UP && ap->hello) {
+        count_revision(ap);      /* a connection kept from the job before */
         return 0;
+    }
     /* An agent found old is asked again once the fallback is
      * 'revision_retry' old: one refused HELLO (a connection and a
      * handshake) that often at most, against an upgrade unseen. */
@@ -1149,8 +1162,7 @@ ensure_hello(struct agent_party *ap)
                              req.revision ? req.revision : 1);
     ap->revision = ans.revision ? ans.revision : 1;
     ap->hello_ok_revision = ans.revision;
-    if (!ap->plan_revision || ap->revision < ap->plan_revision)
-        ap->plan_revision = ap->revision;
+    count_revision(ap);
     ap->hello = true;
     ap->compute = ans.compute;
     snprintf(ap->dc_name, sizeof ap->dc_name, "%s", ans.name);
@@ -1689,10 +1701,12 @@ void
 lr_agent_party_set_job(struct lr_cdynp_party *p, const struct lr_tm *tm)
 {
     struct agent_party *ap = ap_of(p);
-    drop_if_stale(ap);
     ap->tm = tm;
     ap->job++;
     ap->job_sent = false;
+    /* Looked at once, right before the job's first request is written
+     * (ensure_hello(), drop_if_stale()): a close seen here would be
+     * seen there all the same, and one that comes between would not. */
     ap->kept = ap->state == AP_UP;
     /* An agent found old stays so for this party (ap->plain_hello)
      * for ap->revision_retry; a new party (a PUT of the network, a
@@ -1944,7 +1958,7 @@ lr_agent_plan(const struct lr_cluster *cl,
             struct agent_party *ap = ap_of(parties[k]);
             ap->plan_deadline = ap->budget > 0 ? start + ap->budget : 0;
             ap->spared_backtracks = 0;
-            ap->plan_revision = ap->revision;   /* a connection kept */
+            ap->plan_revision = 0;   /* ensure_hello() counts each */
         }
     /* An agent closes a connection in the middle of a plan, saying so
      * (an ERROR of id 0, "closed: ..."), when it makes room for another

@@ -2153,10 +2153,10 @@ test_beam_old_revision(void)
  * PUT of the network) asks again: one refusal more.  Seed 7 at width 0,
  * as test_beam_old_revision().
  *
- * 'how' the agent closes the connection kept between the jobs: 0, seen
+ * 'how' the agent closes the connection kept between the jobs: 0,
  * before the next job is set; 1, only once it was set (the idle timeout
  * met as the job begins), with a TCP close, and 2 with a TLS
- * close_notify: both seen before the JOB is written, a new connection
+ * close_notify: all three seen before the JOB is written, a new connection
  * made with no run again and no note of one, the same counts (until
  * 2026-12-07, later, the JOB met the close, and the plan was run again
  * as after the agent's word); 3, closed with no word once it has read
@@ -2213,8 +2213,8 @@ old_revision_remembered(int how)
             fprintf(stderr, "job %d (%d): %s\n", job, how, why);
         free_parties(tm, a, pp, false);
         CU_ASSERT_PTR_NULL(strstr(why, "the plan was run again"));
-        /* Each idle close seen before a request, as such (how 0: when
-         * the job was set). */
+        /* Each idle close seen before the job's first request, as
+         * such. */
         const char *idle;
         CU_ASSERT_EQUAL(lr_agent_party_idle_closes(agent, &idle),
                         job == 2 && how != 3 ? 1u : 0u);
