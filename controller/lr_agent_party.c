@@ -1922,6 +1922,57 @@ plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
     return rc;
 }
 
+/* How long, in seconds, lr_agent_plan() waits for an agent that said
+ * it was shutting down (its goodbye on SIGTERM, ESHUTDOWN: cmd_agent.c's
+ * conn_goodbye()) to accept a connection again before the plan is run
+ * again.  Why 3 s: the agent exits within 1 s of the signal
+ * (cmd_agent.c's AGENT_LEAVE_S), `systemctl restart` starts it again
+ * as soon as it has exited, and it listens once it has read its
+ * certificates and state file, a matter of milliseconds on a sound
+ * host; so an agent restarted is back well within it,
+ * and an agent stopped for good costs the plan 3 s more before it fails
+ * as unreachable, never more than the plan's budget.  Not longer: the
+ * coordinator's plan (and lightraild's job) waits meanwhile, and an
+ * operator who stops an agent for longer is told by the failure to
+ * plan again once it is back. */
+#define AP_RESTART_WAIT_S 3.0
+
+/* After the agent's goodbye (ESHUTDOWN, its failure cleared): connects
+ * until it accepts, within AP_RESTART_WAIT_S and the plan's budget, a
+ * refusal (ECONNREFUSED: its listener closed, not yet open again) tried
+ * again 0.1 s later, then 0.2, 0.4, 0.8, 1 s at most between tries.
+ * Another failure (a timeout, a handshake refused), or the time out:
+ * that failure stays, sticky, for the run again to report (lr_agent_plan()
+ * says the goodbye before it).  Until 2026-12-07, later, the run again
+ * connected at once, and an agent restarted by systemd was found
+ * refusing. */
+static void
+await_restart(struct agent_party *ap)
+{
+    double end = now_s() + AP_RESTART_WAIT_S;
+    if (ap->plan_deadline > 0 && ap->plan_deadline < end)
+        end = ap->plan_deadline;
+    double pause = 0.1;
+    const double start = now_s();
+    while (ensure_connected(ap) == ECONNREFUSED) {
+        double left = end - now_s();
+        if (left <= 0) {
+            size_t at = strlen(ap->why);
+            snprintf(ap->why + at, sizeof ap->why - at, " (tried for %.1f s "
+                     "after it said it was shutting down: plan again once "
+                     "it is started again)", now_s() - start);
+            return;
+        }
+        clear_failure(ap);
+        double nap = pause < left ? pause : left;
+        struct timespec ts = { (time_t) nap,
+                               (long) ((nap - (time_t) nap) * 1e9) };
+        while (nanosleep(&ts, &ts) && errno == EINTR)
+            continue;
+        pause = pause * 2 < 1 ? pause * 2 : 1;
+    }
+}
+
 /* The DC index of the one agent party whose failure is the agent's
  * closing of its connection (ap->closed_by_agent), when no other party
  * failed; -1 otherwise.  A failure is sticky, so the first one ends a
@@ -2007,7 +2058,10 @@ lr_agent_plan(const struct lr_cluster *cl,
                  "run again from its start on a new connection (retry %d "
                  "of at most %d)", at ? "; " : "", cl->dcs[k].name, ap->why,
                  run + 1, LR_AGENT_PLAN_RETRIES);
+        const bool leaving = ap->failed == ESHUTDOWN;
         clear_failure(ap);
+        if (leaving)
+            await_restart(ap);
     }
     if (!rc && retried[0]) {
         size_t at = strlen(why);

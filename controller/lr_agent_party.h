@@ -159,6 +159,13 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * closing its connection in each run (see the agents' logs for why)");
  * when a run again fails for another cause, its failure is followed by
  * "; in the run before: " and those notes.
+ * An agent that said it was shutting down (its goodbye on SIGTERM,
+ * ESHUTDOWN) is connected to again until it accepts, within 3 s and
+ * the budget, before the plan is run again: one restarted meanwhile
+ * serves it; one still down fails it as "agent DC unreachable: connect
+ * to ADDR port P: Connection refused (tried for 3.0 s after it said it
+ * was shutting down: plan again once it is started again); in the run
+ * before: ..." (ECONNREFUSED).
  * A time-out or an ERROR answer is never run again, nor the end of a
  * connection that had answered with no such word (a crash, the OOM
  * killer: the request may be what killed the agent), which fails the

@@ -289,6 +289,12 @@ struct fake {
     int go;               /* write end of the pipe to the agent */
 };
 
+/* In the fake's process: its listening socket, which a script may close
+ * (-1, as a stopping agent does: connections refused); the fake opens it
+ * again on the same port fk_restart_ms after the connection ends. */
+static int fk_listen = -1;
+static int fk_restart_ms = 300;
+
 static struct lr_layer fk_layers[LR_MODEL_MAX_LAYERS];
 static struct lr_cdynp_summary fk_sum;
 static char fk_tags[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
@@ -422,10 +428,23 @@ fk_start(struct fake *f, fk_script *script, int conns)
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER
                            | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
         SSL_CTX_set_num_tickets(ctx, 0);
+        fk_listen = ls;
         for (int i = 0; i < conns; i++) {
             struct fk_conn c = { .index = i, .note = pfd[1],
                                  .go = gfd[0] };
-            if ((c.fd = accept(ls, NULL, NULL)) < 0)
+            if (fk_listen < 0) {
+                /* Started again on the same port. */
+                usleep((useconds_t) fk_restart_ms * 1000);
+                int on = 1;
+                fk_listen = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (fk_listen < 0
+                    || setsockopt(fk_listen, SOL_SOCKET, SO_REUSEADDR, &on,
+                                  sizeof on)
+                    || bind(fk_listen, (struct sockaddr *) &sa, sizeof sa)
+                    || listen(fk_listen, 8))
+                    _exit(3);
+            }
+            if ((c.fd = accept(fk_listen, NULL, NULL)) < 0)
                 _exit(3);
             /* As the agent's (cmd_agent.c): without it a small frame
              * after an answer not yet acknowledged (a close_notify) waits
@@ -1069,8 +1088,11 @@ test_evicted_mid_job(void)
  * agent making room for another connection sends (cmd_agent.c's
  * peer_at_limit()), the request not read; 2, with no answer to it (a
  * restart); 3, holding the request 1.5 s unanswered first (a slow agent,
- * past the party's op_timeout of 1 s).  Each close is noted to the test
- * too. */
+ * past the party's op_timeout of 1 s); 4, as 1 but with the goodbye
+ * of an agent stopped by SIGTERM (cmd_agent.c's conn_goodbye(),
+ * ESHUTDOWN), its listener closed first, as the agent's is, and opened
+ * again fk_restart_ms later (systemd starting it again).  Each close is
+ * noted to the test too. */
 static const struct lr_tm *op_tm;
 static const struct lr_cluster *op_cl;
 static int op_dc, op_mode, op_close, op_close_at, op_close_conns;
@@ -1317,13 +1339,25 @@ script_old_planner(struct fk_conn *c)
             goto done;
         }
         /* A real agent closes between two requests, having read none. */
-        if (op_close == 1 && c->index < op_close_conns
+        if ((op_close == 1 || op_close == 4) && c->index < op_close_conns
             && requests == op_close_at - 1 && requests > 0
             && (m.type == LR_WIRE_STEP || m.type == LR_WIRE_BACKTRACK
                 || m.type == LR_WIRE_FINISH)) {
             /* Noted first: the test counts the notes once the plan has
              * read the ERROR. */
             fk_note(c);
+            if (op_close == 4) {
+                close(fk_listen);
+                fk_listen = -1;
+                a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
+                                           .code = ESHUTDOWN };
+                snprintf(a.text, sizeof a.text, "%s", GOODBYE);
+                fk_send(c, &a, 0, 0);
+                SSL_shutdown(c->ssl);
+                while (fk_read(c, &m))
+                    continue;
+                goto done;
+            }
             fk_send_closed(c);
         }
     }
@@ -1673,6 +1707,51 @@ test_closed_mid_plan(void)
                                            "its start on a new connection "
                                            "(retry 1 of at most 2)"));
     }
+
+    /* The agent stopped (SIGTERM) between two requests and started
+     * again fk_restart_ms later: its goodbye quoted, the plan run again
+     * on a new connection once it accepts one.  Until 2026-12-07, later,
+     * the run again connected at once, was refused, and failed the plan
+     * as "agent ... unreachable: connect to ...: Connection refused". */
+    op_close = 4;
+    op_close_at = 4;
+    op_close_conns = 1;
+    verdict = LR_TM_DEVICES;
+    int rc = plan_old(3699, 2, &verdict, why, sizeof why, res, &closes,
+                      &connected);
+    if (rc || verdict != LR_TM_OK || res->T != full->T)
+        fprintf(stderr, "stopped and started again: rc %d, T %g (want %g): "
+                "%s\n", rc, res->T, full->T, why);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(verdict, LR_TM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(res->T, full->T, 0);
+    CU_ASSERT_EQUAL(closes, 1);
+    snprintf(want, sizeof want, "agent %s closed its connection in the "
+             "middle of the plan (", dc0);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "and closed the connection (" GOODBYE
+                                       ")"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "): the plan was run again from "
+                                       "its start on a new connection "
+                                       "(retry 1 of at most 2)"));
+
+    /* ... and not started again (within 100 s): the run again tries it
+     * for a bounded while, then fails as unreachable, saying how long
+     * it tried after the goodbye, and the goodbye. */
+    fk_restart_ms = 100 * 1000;
+    rc = plan_old(3699, 2, &verdict, why, sizeof why, res, &closes,
+                  &connected);
+    fk_restart_ms = 300;
+    CU_ASSERT_EQUAL(rc, ECONNREFUSED);
+    snprintf(want, sizeof want, "agent %s unreachable: connect to 127.0.0.1 "
+             "port ", dc0);
+    fprintf(stderr, "why (stopped for good): %s\n", why);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, ": Connection refused (tried for "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, " s after it said it was shutting "
+                                       "down: plan again once it is started "
+                                       "again); in the run before: agent "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, GOODBYE));
 
     /* Closed in every run: the first and LR_AGENT_PLAN_RETRIES more;
      * the agent answered before, so it "failed", not "unreachable". */
