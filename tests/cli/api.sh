@@ -176,9 +176,10 @@ jq -e '."ietf-restconf:errors".error[0]."error-message" | endswith("Node \"dry_r
     && ok "a misspelt input member's refusal names the one meant" \
     || notok "misspelt input member: $(cat "$tmp/bad-body")"
 # A member the input does not have is refused with error-tag
-# invalid-value and error-path the operation's node: how `lightrail
-# reconcile --reinstall` tells a lightraild older than that input
-# (tests/cli/reconcile.sh), so it must stay so.
+# invalid-value and error-path the operation's node: the 400 on which
+# `lightrail reconcile --reinstall` asks the YANG library whether the
+# daemon is older than that input (tests/cli/reconcile.sh, whose fake
+# older daemon answers so), so it must stay so.
 jq -e '."ietf-restconf:errors".error[0] | ."error-tag" == "invalid-value" and ."error-path" == "/lightrail-job:reconcile"' \
     "$tmp/bad-body" > /dev/null \
     && ok "an input member not in the schema: invalid-value at /lightrail-job:reconcile" \

@@ -154,29 +154,58 @@ rc=$?
 $LIGHTRAIL reconcile --help | grep -q '^usage: lightrail reconcile \[--dry-run\]' \
     && ok "reconcile --help" || notok "reconcile --help"
 
+# The real daemon's YANG library, which the fake below serves with
+# lightrail-job's revision put back, as a daemon before 2026-12-07 had it.
+api GET /restconf/data/ietf-yang-library:yang-library
+if [ "$STATUS" = 200 ] && jq -e '."ietf-yang-library:yang-library"."module-set"[].module[] | select(.name == "lightrail-job")' "$tmp/body" > /dev/null; then
+    cp "$tmp/body" "$tmp/ylib.json"
+else
+    notok "the daemon's YANG library names no lightrail-job: $STATUS $(cat "$tmp/body")"
+    echo '{}' > "$tmp/ylib.json"
+fi
 stop_daemon
 check_store "lightrail-check: store and devices agree"
 
-# A fake lightraild older than the input 'reinstall' (lightrail-job
-# before 2026-12-07) on 127.0.0.1, plain HTTP, stopped by its PID: a
-# plain reconcile is answered; one with reinstall gets the 400 such a
-# daemon gives a member its input does not have (error-tag
-# invalid-value, error-path the operation's node, libyang's sentence),
-# or with ARG "leaf" a 400 of another path (a value refused), which is
-# no sign of an older daemon.  --reinstall against the first says the
-# daemon is older and exits 7, as `lightrail devices` does; the second
-# is reported as any 400 (until 2026-12-07 both were, the first as
-# 'Node "reinstall" not found as a child of "reconcile" node').
+# A fake lightraild on 127.0.0.1, plain HTTP, stopped by its PID,
+# whose YANG library is the real daemon's above with lightrail-job at
+# REV ("none": no library, a 404, as a daemon before it had one): a
+# plain reconcile is answered; one with reinstall gets the 400 a daemon
+# before that input gives a member its input does not have (error-tag
+# invalid-value, error-path the operation's node, libyang's sentence;
+# tests/cli/api.sh checks the real daemon still answers so), or with
+# REV ending in "+leaf" a 400 of another path (a value refused).  Only
+# the library tells an older daemon: --reinstall is said older, exit 7
+# as `lightrail devices`, when lightrail-job is before 2026-12-07 or
+# unnamed, and the 400 of a daemon at 2026-12-07 or of another path is
+# reported as any (until 2026-12-07 every one was, the older's as
+# 'Node "reinstall" not found as a child of "reconcile" node'; until
+# the library was asked, the tag and path alone said older).
 cat > "$tmp/fake_old.py" <<'PY'
+import json
+import os
 import sys
 from fakerest import Handler, errors, serve
 mode, port_file = sys.argv[1], sys.argv[2]
+rev, _, kind = mode.partition("+")
+LIB_PATH = "/restconf/data/ietf-yang-library:yang-library"
+# The real library, saved by the test next to the port file.
+with open(os.path.join(os.path.dirname(port_file), "ylib.json")) as f:
+    LIB = json.load(f)
+for ms in LIB.get("ietf-yang-library:yang-library", {}).get("module-set", []):
+    for m in ms.get("module", []):
+        if m.get("name") == "lightrail-job":
+            m["revision"] = rev
 class H(Handler):
+    def do_GET(self):
+        if self.path == LIB_PATH and rev != "none":
+            self.reply(200, LIB)
+        else:
+            self.reply(404)
     def do_POST(self):
         if "reinstall" not in self.body():
             self.reply(200, {"lightrail-job:output": {
                 "differences": 0, "repaired": False}})
-        elif mode == "leaf":
+        elif kind == "leaf":
             self.reply(400, errors("invalid-value", 'invalid value "x"',
                                    "/lightrail-job:reconcile/dry-run"))
         else:
@@ -186,24 +215,38 @@ class H(Handler):
                 "/lightrail-job:reconcile"))
 serve(H, port_file)
 PY
-# fake_reconcile MODE [ARGS...]: `lightrail reconcile ARGS` against the
+# fake_reconcile REV [ARGS...]: `lightrail reconcile ARGS` against the
 # fake; sets RC, $tmp/out, $tmp/err and FAKE (its URL).
 fake_reconcile() {
     mode=$1
     shift
     lr_fake_run "$tmp/fake_old.py" "$mode" reconcile "$@"
 }
+UPG="upgrade it, or reconcile without --reinstall (a restart of lightraild installs an active job's channels again)"
 if command -v python3 > /dev/null; then
-    fake_reconcile old
+    fake_reconcile 2026-12-06
     [ "$RC" = 0 ] && grep -qx '0 difference(s)' "$tmp/out" \
         && ok "a plain reconcile against a lightraild before reinstall: no count on its line" \
         || notok "plain reconcile against an old lightraild: exit $RC: $(cat "$tmp/out" "$tmp/err")"
-    fake_reconcile old --reinstall
+    fake_reconcile 2026-12-06 --reinstall
     [ "$RC" = 7 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] \
-        && grep -qx "lightrail reconcile: lightraild at $FAKE is older than --reinstall (its reconcile has no input 'reinstall', which came with lightrail-job 2026-12-07): upgrade it, or reconcile without --reinstall (a restart of lightraild installs an active job's channels again)" "$tmp/err" \
+        && grep -qx "lightrail reconcile: lightraild at $FAKE is older than --reinstall (lightrail-job 2026-12-06, before 2026-12-07: its reconcile has no input 'reinstall'): $UPG" "$tmp/err" \
         && ok "reconcile --reinstall against a lightraild before it: exit 7, says so" \
         || notok "reconcile --reinstall against an old lightraild: exit $RC: $(cat "$tmp/out" "$tmp/err")"
-    fake_reconcile leaf --reinstall
+    fake_reconcile none --reinstall
+    [ "$RC" = 7 ] && [ "$(wc -l < "$tmp/err")" = 1 ] \
+        && grep -qx "lightrail reconcile: lightraild at $FAKE is older than --reinstall (its YANG library names no lightrail-job revision; the input 'reinstall' came with 2026-12-07): $UPG" "$tmp/err" \
+        && ok "reconcile --reinstall against a lightraild without a YANG library: exit 7, says so" \
+        || notok "reconcile --reinstall, no YANG library: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    # The same 400 from a daemon whose library says 2026-12-07 is its own
+    # refusal, printed as it comes (before, the tag and path called it
+    # older: exit 7).
+    fake_reconcile 2026-12-07 --reinstall
+    [ "$RC" = 2 ] && grep -q '400: .*Node "reinstall" not found as a child of "reconcile" node' "$tmp/err" \
+        && ! grep -q "older" "$tmp/err" \
+        && ok "reconcile --reinstall, the 400 of a daemon at 2026-12-07: its message, not called older" \
+        || notok "reconcile --reinstall, a 400 of a daemon at 2026-12-07: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    fake_reconcile 2026-12-06+leaf --reinstall
     [ "$RC" = 2 ] && grep -q "400: /lightrail-job:reconcile/dry-run: invalid value" "$tmp/err" \
         && ! grep -q "older" "$tmp/err" \
         && ok "reconcile --reinstall, a 400 of another path: reported as any, not called older" \

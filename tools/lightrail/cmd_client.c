@@ -2003,26 +2003,61 @@ reconcile_summary(json_object *out, bool dry_run)
 }
 
 /* Whether 'r', the answer to a reconcile whose input had reinstall,
- * is how a lightraild older than that input refuses it: 400 with
- * error-tag invalid-value and error-path the operation's node itself
- * (libyang's path of a member its schema does not have; a value of a
- * leaf it has is that leaf's path).  The input sent has dry-run, which
- * came with the operation, and reinstall: the member unknown is
- * reinstall.  The message is libyang's sentence, not matched. */
+ * has the shape of a lightraild's refusal of a member its input lacks:
+ * 400 with error-tag invalid-value and error-path the operation's node
+ * itself (libyang's path of a member its schema does not have; a value
+ * of a leaf it has is that leaf's path).  The message is libyang's
+ * sentence, not matched.  The shape alone does not say the member was
+ * reinstall, nor that the daemon is older: reconcile_older() asks. */
 static bool
-reconcile_refused_as_older(const struct client_reply *r)
+reconcile_refused_member(const struct client_reply *r)
 {
     if (r->status != 400 || !r->body)
         return false;
     json_object *top = json_tokener_parse(r->body);
     json_object *list = jget(jget(top, "ietf-restconf:errors"), "error");
-    bool older = jlen(list) == 1
-                 && !strcmp(jstr(jidx(list, 0), "error-tag", ""),
-                            "invalid-value")
-                 && !strcmp(jstr(jidx(list, 0), "error-path", ""),
-                            RECONCILE_NODE);
+    bool member = jlen(list) == 1
+                  && !strcmp(jstr(jidx(list, 0), "error-tag", ""),
+                             "invalid-value")
+                  && !strcmp(jstr(jidx(list, 0), "error-path", ""),
+                             RECONCILE_NODE);
     json_object_put(top);
-    return older;
+    return member;
+}
+
+static int server_revision(const struct client_opts *, const char *,
+                           char *, size_t);
+
+/* After reconcile_refused_member(): whether the server's YANG library
+ * says its lightrail-job is older than the input reinstall (a revision
+ * before JOB_REINSTALL_REVISION, or none: a daemon before the library),
+ * said then, LR_EXIT_TOO_OLD; LR_EXIT_OK when it is not older (the
+ * refusal is the daemon's own, for the caller to print); or the exit
+ * code of a library that could not be read, said. */
+static int
+reconcile_older(const struct client_opts *o)
+{
+    char rev[32];
+    int rc = server_revision(o, "lightrail-job", rev, sizeof rev);
+    if (rc)
+        return rc;
+    if (rev[0] && strcmp(rev, JOB_REINSTALL_REVISION) >= 0)
+        return LR_EXIT_OK;
+    if (rev[0])
+        lr_cli_err(o->cmd, "lightraild at %s is older than --reinstall "
+                   "(lightrail-job %s, before %s: its reconcile has no "
+                   "input 'reinstall'): upgrade it, or reconcile without "
+                   "--reinstall (a restart of lightraild installs an "
+                   "active job's channels again)",
+                   o->server, rev, JOB_REINSTALL_REVISION);
+    else
+        lr_cli_err(o->cmd, "lightraild at %s is older than --reinstall "
+                   "(its YANG library names no lightrail-job revision; "
+                   "the input 'reinstall' came with %s): upgrade it, or "
+                   "reconcile without --reinstall (a restart of "
+                   "lightraild installs an active job's channels again)",
+                   o->server, JOB_REINSTALL_REVISION);
+    return LR_EXIT_TOO_OLD;
 }
 
 /* POST the reconcile operation (its input's dry-run and reinstall,
@@ -2042,19 +2077,18 @@ client_reconcile(const struct client_opts *o)
              o->reinstall ? "\"reinstall\":true" : "");
     bool given = o->dry_run || o->reinstall;
     /* With reinstall the refusal is judged before it is printed: an
-     * older daemon's is said as such (until 2026-12-07 its 400 was
-     * printed as it came, 'Node "reinstall" not found ...'). */
+     * older daemon's, by its YANG library, is said as such (until
+     * 2026-12-07 its 400 was printed as it came, 'Node "reinstall" not
+     * found ...'; then the 400's tag and path alone said older). */
     int rc = client_request(o, "POST", RECONCILE_PATH, given ? in : NULL,
                             given ? strlen(in) : 0, &r, !o->reinstall);
     if (rc && o->reinstall) {
-        if (reconcile_refused_as_older(&r)) {
-            lr_cli_err(o->cmd, "lightraild at %s is older than --reinstall "
-                       "(its reconcile has no input 'reinstall', which came "
-                       "with lightrail-job %s): upgrade it, or reconcile "
-                       "without --reinstall (a restart of lightraild "
-                       "installs an active job's channels again)",
-                       o->server, JOB_REINSTALL_REVISION);
-            rc = LR_EXIT_TOO_OLD;
+        /* A library that cannot be read is said by server_revision();
+         * the refusal is then printed too, and its exit code kept. */
+        int older = reconcile_refused_member(&r) ? reconcile_older(o)
+                                                 : LR_EXIT_OK;
+        if (older == LR_EXIT_TOO_OLD) {
+            rc = older;
             goto cleanup;
         }
         if (r.status)
