@@ -1508,10 +1508,13 @@ end_delete(struct lr_ctl *c, const struct lr_ctl_op *op, char *err,
             else
                 j->updated_ms = now;
         }
+        /* The advice before the device's line, which is whole (until
+         * 2026-12-07 it was cut to 400 bytes, and with it a ROADM's
+         * way out at its end: mnoptical's /reset). */
         return lr_ctl_fail(err, errlen, op->rc, "job '%s' stays releasing "
-                           "with its GPUs and slots: removing its channels "
-                           "failed (%s): DELETE it to retry", name,
-                           LR_UTF8_CLIP(op->err, 400));
+                           "with its GPUs and slots, DELETE it to retry: "
+                           "removing its channels failed: %s", name,
+                           op->err);
     }
     /* The store first: when it fails the job stays releasing, still
      * holding its GPUs and slots, and a retried DELETE frees them once. */

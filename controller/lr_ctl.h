@@ -139,6 +139,14 @@
 #include "southbound/sb_driver.h"
 #include "southbound/sb_linux.h"
 
+/* The bytes an error of the core's holds whole, its NUL included: a
+ * device's line (SB_PAR_ERR_MAX, southbound/sb_parallel.h: under 1,500
+ * bytes) in the core's words around it (the job, the ROADM, what to
+ * do: a few hundred).  lr_ctl_op's err is this size; a caller that
+ * passes less gets the text cut, marked " [...]", and may lose the
+ * advice at its end (a ROADM's way out: mnoptical's /reset). */
+#define LR_CTL_ERR_MAX 3072
+
 struct lr_ctl;
 struct lr_tls_span;
 
@@ -404,6 +412,7 @@ void lr_ctl_plan_end(struct lr_ctl *, struct lr_ctl_op *op);
  * lr_ctl_free() send the whole queue there.  lr_ctl_release_begin: 0,
  * or ENOMEM (the queue stays). */
 #define LR_CTL_RELEASE_TRIES 10
+
 void lr_ctl_set_release_hook(struct lr_ctl *, void (*hook)(void *arg),
                              void *arg);
 int lr_ctl_release_begin(struct lr_ctl *, struct lr_ctl_op **op);

@@ -280,7 +280,7 @@ struct lr_ctl_op {
     bool agents_only;
     /* Set by op_run. */
     int rc;
-    char err[512];
+    char err[LR_CTL_ERR_MAX];
     bool stuck;                       /* an add failed and removing its
                                        * channels again failed too: some
                                        * may be left on the devices */

@@ -556,10 +556,12 @@ lr_ctl_recon_run(struct lr_ctl_op *op)
                                "failed: %s", r->node[node], fix[i].err);
                     if (!op->rc) {
                         op->rc = EIO;
-                        snprintf(op->err, sizeof op->err, "%s: the "
-                                 "repair failed: %s",
-                                 LR_UTF8_CLIP(r->node[node], 64),
-                                 LR_UTF8_CLIP(fix[i].err, 400));
+                        /* The device's line whole: it may end
+                         * with its way out (mnoptical's /reset). */
+                        lr_ctl_fail(op->err, sizeof op->err, EIO, "%s: "
+                                    "the repair failed: %s",
+                                    LR_UTF8_CLIP(r->node[node], 64),
+                                    fix[i].err);
                     }
                 }
         }

@@ -375,7 +375,7 @@ answer_devices(struct nb_app *app, struct nb_pending *pending,
 {
     struct nb_response resp = { .status = 0 };
     struct lr_job job;
-    char err[512];
+    char err[LR_CTL_ERR_MAX];
     int rc = lr_ctl_op_end(app->ctl, op, &job, err, sizeof err);
     if (release)
         answer_delete(&resp, rc, err);
@@ -1098,7 +1098,7 @@ h_job(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct nb_app *app = arg;
     const char *name = req->path + strlen(JOB);
     struct lr_job job;
-    char err[512];
+    char err[LR_CTL_ERR_MAX];
     if (!*name || strchr(name, '/')) {
         nb_error(resp, 404, "invalid-value", NULL, "no such resource: %s",
                  req->path);
@@ -1528,7 +1528,7 @@ recon_work_done(void *cookie, struct lr_ctl_op *op)
 {
     struct recon_work *w = cookie;
     struct nb_response resp = { .status = 0 };
-    char *report = NULL, err[512];
+    char *report = NULL, err[LR_CTL_ERR_MAX];
     int drift = 0, reinstalled = -1;
     int rc = lr_ctl_reconcile_end(w->app->ctl, op, &report, &drift,
                                   &reinstalled, err, sizeof err);
@@ -1572,7 +1572,7 @@ static void
 h_reconcile(void *arg, const struct nb_request *req, struct nb_response *resp)
 {
     struct nb_app *app = arg;
-    char *report = NULL, err[512], path[256];
+    char *report = NULL, err[LR_CTL_ERR_MAX], path[256];
     int drift = 0;
     bool dry_run = false, reinstall = false;
     int rc = lr_yang_parse_reconcile(app->ly, req->body, req->body_len,

@@ -510,8 +510,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
          * way).  One it refuses for good would leave the job releasing
          * for ever: the line names the way out, a /reset of the node
          * (the rule lost, the next DELETE's probe is taken) and a
-         * reinstall of the active jobs' rules it cleared too, in few
-         * words: the line goes to sb_par_item's err[512]. */
+         * reinstall of the active jobs' rules it cleared too, last:
+         * the line's bound, SB_PAR_ERR_MAX (sb_parallel.h), counts
+         * this line whole. */
         else if (!steps[done].install
                  && sb_mno_refused_as_not_held(ret, status)) {
             sb_mno_record(d, &steps[done].r, SB_MNO_UNKNOWN);

@@ -7,6 +7,18 @@
 
 #include "southbound/sb_driver.h"
 
+/* The bytes of a device's line (sb_par_item.err), its NUL included:
+ * enough for the longest a driver writes whole.  That is mnoptical's
+ * refusal of a removal whose probe is refused too, which ends with its
+ * way out, "/reset?node=NODE, then lightrail reconcile --reinstall":
+ * the device's name (< 64, sb_device_config.name), the request refused
+ * (< 640, sb_mno_get()'s line of it), the emulator's text (< 200), the
+ * channel's name (< SB_NAME_MAX) and the node's (< 64, the emulator's
+ * node names as sb_mnoptical keeps them) in about 400 bytes of words:
+ * under 1,500.  At 512 (until 2026-12-07) that line, 514 bytes and
+ * more with two-letter names, lost its way out. */
+#define SB_PAR_ERR_MAX 2048
+
 /* One device's share.  The caller fills the first four fields and owns
  * them; sb_apply_parallel() fills rc and err. */
 struct sb_par_item {
@@ -29,7 +41,7 @@ struct sb_par_item {
                                * each: the first failure, or the
                                * answer that stopped the batch (the
                                * device did not answer) */
-    char err[512];            /* its line when rc != 0 */
+    char err[SB_PAR_ERR_MAX]; /* its line when rc != 0 */
     struct sb_media_channel *mc;  /* read: the driver's malloc'ed
                                    * array, the caller frees it */
     int n_mc;

@@ -831,6 +831,46 @@ test_emulator_lost_rules_delete(void)
     lr_ctl_free(c);
 }
 
+/* An emulator that refuses every /connect (500) while it holds the
+ * job's rules: each removal is refused as for a rule it does not hold,
+ * and so is the install sent to ask (sb_mno_probe()), so the driver's
+ * line names the way out, "/reset?node=NODE, then lightrail reconcile
+ * --reinstall" (0e2e2da).  That line is 514 bytes and more with a
+ * node's name, and went through sb_par_item's and lr_ctl_op's err[512]:
+ * the operator's message ended "... then lightrail reconcile
+ * --reinst" (or before), the hint cut.  It must reach the DELETE's
+ * error whole.  A DELETE once the emulator takes requests again is
+ * done. */
+static void
+test_refused_for_good_hint_whole(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("forgood");
+    char err[4096];
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    atomic_store(&dbl.fail_from, 1);
+    int rc = lr_ctl_delete(c, "forgood", err, sizeof err);
+    atomic_store(&dbl.fail_from, 0);
+    CU_ASSERT_NOT_EQUAL(rc, 0);
+    const char *hint = strstr(err, "refused so again: /reset?node=r");
+    if (!hint || !strstr(hint, "then lightrail reconcile --reinstall"))
+        fprintf(stderr, "forgood: %d: %s\n", rc, err);
+    CU_ASSERT_PTR_NOT_NULL(hint);
+    CU_ASSERT_PTR_NOT_NULL(hint && strstr(hint, ", then lightrail reconcile "
+                                                "--reinstall"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "forgood", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_get(c, "forgood", &job), 0);
+    lr_ctl_free(c);
+}
+
 /* The emulator no longer knows ROADM r2 (a 404 to every request on
  * it): the DELETE's removals there draw the 404, ENOENT, which the
  * release takes as gone, and the job goes.  The driver's record kept
@@ -1300,6 +1340,8 @@ static CU_TestInfo tests[] = {
       test_lost_removal_unknown_maybe_held },
     { "reconciliation: a rule marked unknown is not present",
       test_recon_unknown_not_present },
+    { "a rule refused for good: the /reset hint reaches the operator whole",
+      test_refused_for_good_hint_whole },
     { "a node the emulator does not know: its rules leave the record",
       test_delete_unknown_node },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
