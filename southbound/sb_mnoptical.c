@@ -510,7 +510,9 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
          * way).  One it refuses for good would leave the job releasing
          * for ever: the line names the way out, a /reset of the node
          * (the rule lost, the next DELETE's probe is taken) and a
-         * reinstall of the active jobs' rules it cleared too, last:
+         * reinstall of the active jobs' rules it cleared too, last
+         * (the emulator's name of the node, which the address may give
+         * apart from the device's: until 2026-12-07 the device's):
          * the line's bound, SB_PAR_ERR_MAX (sb_parallel.h), counts
          * this line whole. */
         else if (!steps[done].install
@@ -527,7 +529,7 @@ sb_mnoptical_apply_locked(struct sb_mnoptical *d,
                             ? "the install to send to ask whether it holds "
                               "it did not reach it"
                             : "the install sent to ask whether it holds it",
-                            d->config.name);
+                            d->node);
         }
         /* An undone install is a rule the record did not hold: its
          * removal refused is a refusal (the rule stays, held), and a

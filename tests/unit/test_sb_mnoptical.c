@@ -1729,6 +1729,39 @@ test_unknown_refused_twice(void)
     k->close(r2);
 }
 
+/* The way out of a rule refused for good names the emulator's node,
+ * which the address may give apart from the device's name
+ * ("http://HOST:PORT#NODE"): /reset takes the emulator's name.  Until
+ * 2026-12-07 the line said the device's, "/reset?node=roadm-b", a node
+ * the emulator does not have. */
+static void
+test_reset_hint_names_node(void)
+{
+    const struct sb_driver_class *k = &sb_mnoptical_class;
+    char err[2048];
+    int ret;
+    struct sb_change ch;
+    mno_double_reset();
+    struct sb_device *d = open_dev("roadm-b", "#r2", &ret, err, sizeof err);
+    CU_ASSERT_FATAL(d != NULL);
+    change(&ch, SB_ADD, "kr/lp0", "r1-r2", "r2-r3", n_of(5, 1), 4);
+    CU_ASSERT_EQUAL_FATAL(k->apply(d, &ch, 1, err, sizeof err), 0);
+    change(&ch, SB_DELETE, "kr/lp0", "", "", 0, 0);
+    atomic_store(&dbl.refuse_removes, 1);
+    atomic_store(&dbl.fail_connect, 2);
+    CU_ASSERT_EQUAL(k->apply(d, &ch, 1, err, sizeof err), EPROTO);
+    if (!strstr(err, "/reset?node=r2,"))
+        fprintf(stderr, "reset hint: %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "refused so again: /reset?node=r2, "
+                                       "then lightrail reconcile "
+                                       "--reinstall"));
+    CU_ASSERT_PTR_NULL(strstr(err, "node=roadm-b"));
+    /* The emulator takes requests again: removed. */
+    CU_ASSERT_EQUAL(k->apply(d, &ch, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    k->close(d);
+}
+
 /* A 404 whose page names no unknown node: Mininet-Optical's REST server
  * (bottle) answers "Unknown node: NAME" for a node it does not have, and
  * a page of its own for a path it does not serve ("Not found: PATH"; a
@@ -1819,6 +1852,8 @@ static CU_TestInfo tests[] = {
       test_remove_unknown_node },
     { "a marked rule held, its removal and install refused: kept",
       test_unknown_refused_twice },
+    { "a rule refused for good: /reset names the emulator's node",
+      test_reset_hint_names_node },
     { "a 404 naming no unknown node to a removal: the rule kept",
       test_remove_404_not_node },
     { "a late answer: ETIMEDOUT", test_timeout },
