@@ -59,6 +59,42 @@ dbl_is(const char *node, const char *type)
     return strstr(nodes_json, pat) != NULL;
 }
 
+/* Whether the emulator has node 'node', of any type (r2 not while
+ * hidden). */
+static bool
+dbl_known(const char *node)
+{
+    char pat[48];
+    if (!node || (atomic_load(&dbl.hide_r2) && !strcmp(node, "r2")))
+        return false;
+    snprintf(pat, sizeof pat, "\"%s\": \"", node);
+    return strstr(nodes_json, pat) != NULL;
+}
+
+/* The 404 of mnoptical/rest.py for a request on 'node' (the query's,
+ * "" when absent, as bottle's request.query gives it) that the double
+ * does not serve: lookUpNode()'s abort(404, "Unknown node: NAME") for a
+ * node the emulator does not have (r2 hidden included); for one it has,
+ * of another type, nodeHandler()'s "No handler for node NAME", or
+ * 'handler' ("turn_on": "No turn_on handler for NAME").  Until
+ * 2026-12-07 these pages said "Unknown node" alone, which the real
+ * server never does. */
+static void
+dbl_404_node(struct evhttp_request *req, const char *node,
+             const char *handler)
+{
+    char page[160];
+    const char *name = node ? node : "";
+    if (!dbl_known(node))
+        snprintf(page, sizeof page, "Unknown node: %.64s", name);
+    else if (handler)
+        snprintf(page, sizeof page, "No %s handler for %.64s", handler,
+                 name);
+    else
+        snprintf(page, sizeof page, "No handler for node %.64s", name);
+    dbl_html(req, 404, "404 Not Found", page);
+}
+
 static bool
 dbl_int(const char *s)
 {
@@ -187,7 +223,7 @@ dbl_connect(struct evhttp_request *req, struct evkeyvalq *q, const char *qs)
         return;
     }
     if (!dbl_is(node, "ROADM")) {
-        dbl_html(req, 404, "404 Not Found", "Unknown node");
+        dbl_404_node(req, node, NULL);
         return;
     }
     const char *p1 = evhttp_find_header(q, "port1"),
@@ -266,8 +302,12 @@ dbl_on_request(struct evhttp_request *req, void *arg)
         else if (!strcmp(node, "r3"))
             dbl_text(req, "application/json",
                      "{\"1\": \"r3-wdm1\", \"11\": \"r3-wdm11\"}");
+        /* rest.py's /ports looks the node up alone (no handler): the
+         * double lists the ROADMs' ports, none of another node's. */
+        else if (dbl_known(node))
+            dbl_text(req, "application/json", "{}");
         else
-            dbl_html(req, 404, "404 Not Found", "Unknown node");
+            dbl_404_node(req, node, NULL);
     } else if (!strcmp(path, "/rules")) {
         dbl.rules_asked++;
         if (dbl.n_rules)   /* the quirk */
@@ -285,7 +325,7 @@ dbl_on_request(struct evhttp_request *req, void *arg)
         if (dbl_is(node, "Terminal"))
             dbl_text(req, "text/html", "OK");
         else
-            dbl_html(req, 404, "404 Not Found", "Unknown node");
+            dbl_404_node(req, node, "turn_on");
     } else if (!strcmp(path, "/reset")) {
         if (dbl.n_calls < MAX_CALLS)
             snprintf(dbl.calls[dbl.n_calls++], sizeof dbl.calls[0],
@@ -300,7 +340,7 @@ dbl_on_request(struct evhttp_request *req, void *arg)
                     dbl.rules[i--] = dbl.rules[--dbl.n_rules];
             dbl_text(req, "text/html", "OK");
         } else
-            dbl_html(req, 404, "404 Not Found", "Unknown node");
+            dbl_404_node(req, node, NULL);
     } else if (!strcmp(path, "/monitor")) {
         const char *m = evhttp_find_header(&q, "monitor");
         /* mnoptical/rest.py looks the monitor up as a node. */
@@ -324,8 +364,13 @@ dbl_on_request(struct evhttp_request *req, void *arg)
                                 dbl.gosnr + 0.5, dbl.gosnr);
             evhttp_send_reply(req, 200, NULL, NULL);
         }
-    } else
-        dbl_html(req, 404, "404 Not Found", "Not found: path");
+    } else {
+        /* bottle's page for a path no route serves: "Not found: " and
+         * the path's repr(). */
+        char page[160];
+        snprintf(page, sizeof page, "Not found: '%.128s'", path);
+        dbl_html(req, 404, "404 Not Found", page);
+    }
     evhttp_clear_headers(&q);
 }
 

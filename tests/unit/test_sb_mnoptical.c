@@ -702,11 +702,14 @@ test_undo(void)
                            "channels=1&action=remove");
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
     CU_ASSERT(record_is(r2, ""));
-    /* The emulator forgets r2: its 404 page, one line, ENOENT. */
+    /* The emulator forgets r2: its 404 page, one line, ENOENT.  The
+     * page names the node, as mnoptical/rest.py's lookUpNode() does,
+     * abort(404, "Unknown node: %s"). */
     atomic_store(&dbl.hide_r2, true);
     CU_ASSERT_EQUAL(k->apply(r2, ch, 1, err, sizeof err), ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "(HTTP 404: Error: 404 Not Found "
-                                  "Error: 404 Not Found Unknown node)"));
+                                  "Error: 404 Not Found Unknown node: "
+                                  "r2)"));
     CU_ASSERT_PTR_NULL(strchr(err, '<'));
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
     k->close(r2);
