@@ -30,7 +30,9 @@
  * as present by a reconciliation (a difference, replaced).  Rules the
  * emulator lost behind the controller's back (it restarted, a /reset):
  * the job's DELETE is done (the driver asks the emulator whether it
- * holds each rule), the job gone.
+ * holds each rule), the job gone.  An emulator that refuses every
+ * request: the DELETE's error carries the driver's way out whole,
+ * "/reset?node=NODE, then lightrail reconcile --reinstall".
  * Restarted with an active job, the emulator holds each rule once, the
  * start counts its re-installs apart from the drift (a re-install that
  * fails is drift, said as a failure), a reconciliation after the start
