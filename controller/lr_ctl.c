@@ -2253,8 +2253,11 @@ mod_way_back(const struct lr_modtable *t, const struct lr_lightpath *lp,
     if ((bits & LR_MOD_SLOTS)
         && lr_mod_se_range(lp->capacity_gbps, lp->m, LR_JOB_GUARD_SLOTS, lo,
                            hi, sizeof lo)) {
-        snprintf(back, len, "no spectral efficiency a modulation table "
-                 "takes (up to %g bits per symbol) sizes them: DELETE",
+        /* "Of six decimals at most": lr_mod_se_range() tries no more,
+         * while a CSV may hold an SE of nine (a range narrower than a
+         * millionth, a hand-edited store's, has no shorter one). */
+        snprintf(back, len, "no spectral efficiency up to %g bits per "
+                 "symbol, of six decimals at most, sizes them: DELETE",
                  LR_MOD_SE_MAX);
         return;
     }

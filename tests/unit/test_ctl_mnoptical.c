@@ -531,8 +531,8 @@ test_unsized_way_back(void)
                        "modulation table's 8QAM, at 3 bits per symbol "
                        "(37.5 Gb/s per slot), sizes 2668 (guard band "
                        "included): kept as stored, no device reprogrammed; "
-                       "no spectral efficiency a modulation table takes "
-                       "(up to 64 bits per symbol) sizes them: DELETE the "
+                       "no spectral efficiency up to 64 bits per symbol, "
+                       "of six decimals at most, sizes them: DELETE the "
                        "job and submit it again";
     if (!report || !strstr(report, want))
         fprintf(stderr, "unsized: %s\n", report ? report : "(null)");
