@@ -433,15 +433,30 @@ cleanup:
 /* What printing one job needs besides the job. */
 struct lr_yang_job_env {
     const struct lys_module *mod;
-    const struct lr_topo *topo;
-    const struct lr_cluster *cluster;
-    const struct lr_modtable *mods;
+    /* A copy of the caller's network, every field NULL for none
+     * (job_env()). */
+    struct lr_yang_job_net net;
     char *err;
     size_t errlen;
     /* The entry's configuration only, no state container (the running
      * datastore's tree, RFC 8342 5.1.3). */
     bool config_only;
 };
+
+/* The env of a print against 'net' (NULL: one of every field NULL, as
+ * lr_yang_job.h says of a NULL net), 'mod' left for the caller.  The
+ * one place a NULL net is read as none. */
+static struct lr_yang_job_env
+job_env(const struct lr_yang_job_net *net, bool config_only, char *err,
+        size_t errlen)
+{
+    struct lr_yang_job_env env = {
+        .err = err, .errlen = errlen, .config_only = config_only,
+    };
+    if (net)
+        env.net = *net;
+    return env;
+}
 
 /* Our own printing error, at the job named 'name'.  Returns EINVAL. */
 static int
@@ -525,7 +540,7 @@ lr_yang_job_stages(const struct lr_yang_job_env *env, const struct lr_job *j,
                    struct lyd_node *state, LY_ERR *rcp)
 {
     const struct lys_module *mod = env->mod;
-    const struct lr_cluster *c = env->cluster;
+    const struct lr_cluster *c = env->net.cluster;
     struct lr_model *model = NULL;
     struct lr_tm *tm = NULL;
     int ret = 0, ndcs = c ? c->n_dcs : 0;
@@ -579,8 +594,8 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
                        LY_ERR *rcp)
 {
     const struct lys_module *mod = env->mod;
-    const struct lr_cluster *c = env->cluster;
-    const struct lr_topo *t = env->topo;
+    const struct lr_cluster *c = env->net.cluster;
+    const struct lr_topo *t = env->net.topo;
     int ndcs = c ? c->n_dcs : 0, nlinks = t ? t->n_links : 0;
     LY_ERR rc = LY_SUCCESS;
 
@@ -644,8 +659,8 @@ lr_yang_job_lightpaths(const struct lr_yang_job_env *env,
                                   NULL)))
             goto cleanup;
         char why[LR_MOD_JUDGE_WHY_MAX];
-        if (env->mods
-            && lr_lightpath_fits(env->mods, lp, why, sizeof why)
+        if (env->net.mods
+            && lr_lightpath_fits(env->net.mods, lp, why, sizeof why)
             && (rc = lyd_new_term(l, mod, "modulation-mismatch", why, 0,
                                   NULL)))
             goto cleanup;
@@ -675,7 +690,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
     const struct lys_module *mod = env->mod;
     const struct lr_intent *in = &j->intent;
     struct lyd_node *job = NULL, *gpus, *state;
-    int ret = 0, ndcs = env->cluster ? env->cluster->n_dcs : 0;
+    int ret = 0, ndcs = env->net.cluster ? env->net.cluster->n_dcs : 0;
     char ts[64];
     LY_ERR rc;
 
@@ -768,7 +783,7 @@ lr_yang_job_add(const struct lr_yang_job_env *env, const struct lr_job *j,
             goto cleanup;
         }
         if ((rc = lyd_new_list(state, mod, "gpus", 0, &g,
-                               env->cluster->dcs[k].name))
+                               env->net.cluster->dcs[k].name))
             || (rc = lr_yang_termf(g, mod, "count", "%d", j->gpus[k])))
             goto cleanup;
     }
@@ -981,13 +996,7 @@ job_print(struct ly_ctx *ctx, const struct lr_job *const *jobs, int n,
           const struct lr_yang_job_net *net, enum job_form form,
           bool config_only, char **out, char *err, size_t errlen)
 {
-    static const struct lr_yang_job_net none;
-    if (!net)
-        net = &none;
-    struct lr_yang_job_env env = {
-        .topo = net->topo, .cluster = net->cluster, .mods = net->mods,
-        .err = err, .errlen = errlen, .config_only = config_only,
-    };
+    struct lr_yang_job_env env = job_env(net, config_only, err, errlen);
     struct lyd_node *root = NULL;
     char *text = NULL;
     int ret = 0;
@@ -1226,13 +1235,7 @@ lr_yang_job_cache_to_json(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
                           const struct lr_yang_job_net *net, char **out,
                           char *err, size_t errlen)
 {
-    static const struct lr_yang_job_net none;
-    if (!net)
-        net = &none;
-    struct lr_yang_job_env env = {
-        .topo = net->topo, .cluster = net->cluster, .mods = net->mods,
-        .err = err, .errlen = errlen, .config_only = config_only,
-    };
+    struct lr_yang_job_env env = job_env(net, config_only, err, errlen);
     struct lyd_node *root = NULL;
     bool owned = true;
     int ret = 0;
@@ -2288,11 +2291,8 @@ lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
                               size_t errlen)
 {
     static const struct lr_yang_job_query every;
-    static const struct lr_yang_job_net none;
     if (!query)
         query = &every;
-    if (!net)
-        net = &none;
     int ret = job_select_tree(ctx, c, gen, jobs, n, query, net, out, nout,
                               tree, err, errlen);
     const char *where = query->where;
@@ -2308,7 +2308,8 @@ lr_yang_job_cache_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *c,
     return ret;
 }
 
-/* 'query' and 'net' are not NULL (lr_yang_job_cache_select_tree()). */
+/* 'query' is not NULL (lr_yang_job_cache_select_tree()); 'net' may be
+ * (job_env()). */
 static int
 job_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *cache,
                 unsigned long long gen, const struct lr_job *const *jobs,
@@ -2320,10 +2321,7 @@ job_select_tree(struct ly_ctx *ctx, struct lr_yang_job_cache *cache,
     const char *where = query->where, *sort_by = query->sort_by;
     const bool config_only = query->config_only;
     const struct lr_yang_where_budget *budget = query->budget;
-    struct lr_yang_job_env env = {
-        .topo = net->topo, .cluster = net->cluster, .mods = net->mods,
-        .err = err, .errlen = errlen, .config_only = config_only,
-    };
+    struct lr_yang_job_env env = job_env(net, config_only, err, errlen);
     const struct job_examples *ex = &job_examples[config_only];
     const struct lysc_node *list, *leaf = NULL;
     struct lyd_node *root = NULL;

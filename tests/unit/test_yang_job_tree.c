@@ -201,10 +201,10 @@ ref_tree(const struct tree_fixture *f, const struct lr_job *const *jobs,
          int n, bool config_only)
 {
     char err[1024] = "";
-    struct lr_yang_job_env env = {
+    const struct lr_yang_job_net net = {
         .topo = f->topo, .cluster = f->cluster, .mods = &f->mods,
-        .err = err, .errlen = sizeof err, .config_only = config_only,
     };
+    struct lr_yang_job_env env = job_env(&net, config_only, err, sizeof err);
     struct lyd_node *root = NULL;
     LY_ERR rc = LY_SUCCESS;
     env.mod = lr_yang_module(ctx, LR_YANG_LRJ, LR_YANG_JOB_DOC, err,
