@@ -4268,6 +4268,55 @@ test_job_config_text(void)
     fixture_free(&f);
 }
 
+/* What h_ds() (nb_restconf.c) relies on when it sends running's jobs,
+ * built without their state, as they come when the query asks no
+ * with-defaults or explicit: the text is its own cut to the
+ * configuration with that with-defaults (lr_yang_read_json(), content
+ * config, no fields, no depth), byte for byte, in each form a running
+ * GET of the jobs builds (the container, one job, the pages with their
+ * annotations, and each with no job), so that cut need not be made. */
+static void
+test_job_config_text_is_cut(void)
+{
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT,
+    };
+    struct fixture f;
+    struct lr_job j[3];
+    struct job_forms jf;
+    char *texts[JF_N + 2] = { NULL }, err[1024] = "";
+    int nt = 0;
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    rich_jobs(&f, j);
+    job_forms_build(&f, j, &jf);
+    for (int i = 0; i < JF_N; i++)
+        if (i != JF_DATASTORE)
+            texts[nt++] = jf.cfg[i];
+    for (int list = 0; list < 2; list++)
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
+                                  ctx, NULL, 0, NULL, list, FIXTURE_NET(&f),
+                                  &texts[nt++], err, sizeof err), 0);
+    for (int t = 0; t < nt; t++)
+        for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
+            char *cut = NULL;
+            CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, texts[t], NULL,
+                                                    LR_YANG_CONTENT_CONFIG, 0,
+                                                    wds[w], false, false,
+                                                    &cut, err, sizeof err),
+                                  0);
+            if (strcmp(cut, texts[t])) {
+                CU_FAIL("running's jobs text is not its own cut");
+                fprintf(stderr, "text %d, wd %d:\n%s\nagainst\n%s\n", t,
+                        (int) wds[w], texts[t], cut);
+            }
+            free(cut);
+        }
+    free(texts[nt - 2]);
+    free(texts[nt - 1]);
+    job_forms_free(&jf);
+    fixture_free(&f);
+}
+
 /* The cut of 'own' as the datastore (lr_yang_read_json(), 'datastore'
  * true) is the cut of the datastore's text 'ds' for each of the 'n'
  * 'fields' with each content, depth, with-defaults and with-origin,
@@ -5525,6 +5574,8 @@ static CU_TestInfo tests[] = {
     { "the datastore's members a query needs", test_datastore_needs },
     { "content=config's text built without the state",
       test_job_config_text },
+    { "running's jobs text is its own content=config cut",
+      test_job_config_text_is_cut },
     { "the datastore's jobs alone cut from their own text",
       test_ds_jobs_alone },
     { "fields= that keeps no state of a job, judged on the schema",

@@ -17,7 +17,8 @@
 # the datastore too), pages with a where and a sort-by on the state
 # or the configuration and cursors, refused fields, HEAD, and
 # If-None-Match with the ETag OLD first gave; running's resources with
-# content and with-defaults alone.  Each answer's status,
+# content and with-defaults alone, and running's jobs with each
+# with-defaults x depth x fields x content.  Each answer's status,
 # ETag, Content-Length and body are compared between OLD and NEW, and
 # between OLD's two runs (a store that moved between runs shows there,
 # not as a difference of the builds), the state's device list left out
@@ -251,6 +252,34 @@ ST=lightrail-state:state
                  'content=config&with-defaults=trim' \
                  'content=nonconfig&with-defaults=report-all'; do
             echo "$r${q:+?$q}"
+        done
+    done
+    # running's jobs resources with each with-defaults (none to
+    # report-all-tagged) x depth x fields x content h_ds() takes: the
+    # text built without the state is sent without its cut to the
+    # configuration when with-defaults is none or explicit.
+    for r in "$R/lightrail-job:jobs" "$R/lightrail-job:jobs/job" \
+             "$R/lightrail-job:jobs/job=j1" \
+             "$R/lightrail-job:jobs/job?limit=3&offset=2&"; do
+        case $r in
+        *job=j1) fs='name gpus;priority;state' ;;
+        *jobs) fs='job/name job(gpus;priority;state)' ;;
+        *) fs='name gpus;priority;state' ;;
+        esac
+        for w in '' with-defaults=explicit with-defaults=trim \
+                 with-defaults=report-all with-defaults=report-all-tagged; do
+            for d in '' depth=1 depth=2 depth=3; do
+                for f in '' $fs; do
+                    for c in '' content=config content=nonconfig; do
+                        q=$(echo "$w&$d&${f:+fields=$f}&$c" \
+                            | sed 's/&&*/\&/g; s/^&//; s/&$//')
+                        case $r in
+                        *'&') echo "$r$q" | sed 's/&$//' ;;
+                        *) echo "$r${q:+?$q}" ;;
+                        esac
+                    done
+                done
+            done
         done
     done
     echo "$R/lightrail-job:jobs/job?fields=name&where=state/phase='blocked'"
