@@ -24,7 +24,10 @@
 # phase, which needs the state).  With DEPTH=1, three rows of RUNS GETs
 # of every job cut by depth alone: depth=2 (the container, its jobs'
 # keys: no state), depth=3 (each job's state an empty container: built)
-# and the list resource with depth=1 (no state).  LIGHTRAILD=PATH runs
+# and the list resource with depth=1 (no state).  With RUNNING=1, four
+# rows of RUNS GETs of running's jobs: plain, with-defaults=explicit
+# (both sent as built, without the state), fields=job/name and
+# with-defaults=trim (both cut).  LIGHTRAILD=PATH runs
 # another lightraild than ./lightraild (an older build, to compare in
 # turn).
 # Run from the top of a built tree.
@@ -101,6 +104,13 @@ print(j["@"]["lightrail-job:next"])' "$tmp/mid")
     get "$J?depth=2" "$JOBS, depth=2"
     get "$J?depth=3" "$JOBS, depth=3"
     get "$J/job?depth=1" "$JOBS, the list, depth=1"
+}
+[ -z "${RUNNING:-}" ] || {
+    R=/restconf/ds/ietf-datastores:running/lightrail-job:jobs
+    get "$R" "running's $JOBS"
+    get "$R?with-defaults=explicit" "running's $JOBS, with-defaults=explicit"
+    get "$R?fields=job/name" "running's $JOBS, fields=job/name"
+    get "$R?with-defaults=trim" "running's $JOBS, with-defaults=trim"
 }
 [ -z "${DATASTORE:-}" ] || {
     get /restconf/data "datastore of $JOBS jobs, whole"
