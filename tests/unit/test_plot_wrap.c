@@ -26,7 +26,19 @@ test_wrap(void)
         { "aaaa bbbb", 8, 4, "aaaa\nbbbb" },
         /* At spaces only: "8,16," stays whole. */
         { "demands 8,16, triples, seed 7", 14, 4,
-          "demands 8,16,\ntriples, seed\n7" },
+          "demands 8,16,\ntriples,\nseed 7" },
+        /* Never between a word and its number, nor at an "=": "K ="
+         * on one line and "3" on the next reads as two settings. */
+        { "PPO K = 3, seeds 1-5", 6, 4, "PPO\nK = 3,\nseeds 1-5" },
+        { "rsa-sim: blocking, K = 3 paths", 16, 4,
+          "rsa-sim:\nblocking, K = 3\npaths" },
+        { "metro (seed 7) at 3.5 E", 10, 4, "metro\n(seed 7)\nat 3.5 E" },
+        { "a b=\n1", 3, 4, "a\nb=\n1" },
+        /* A number after a number is a list, which may break. */
+        { "loads 1 2 3", 9, 4, "loads 1 2\n3" },
+        /* The " ..." takes the last setting whole. */
+        { "one two three four", 14, 1, "one two ..." },
+        { "one K = 3 x y", 10, 1, "one ..." },
         /* A "\n" already there stays a break; each line is wrapped. */
         { "PPO training on metro\nmodels a, b; moving averages", 16, 4,
           "PPO training on\nmetro\nmodels a, b;\nmoving averages" },

@@ -136,6 +136,50 @@ put_bytes(char *buf, size_t size, size_t *o, const char *s, size_t n)
     return false;
 }
 
+/* Whether s[0..n) reads as a number: a digit first, or a sign or a
+ * point and then a digit ("3", "1-5", "-0.5", ".9", "8,16,"). */
+static bool
+is_number(const char *s, size_t n)
+{
+    size_t i = n > 1 && strchr("+-.", s[0]) ? 1 : 0;
+    return i < n && s[i] >= '0' && s[i] <= '9';
+}
+
+/* Whether no line break may fall between the words a[0..an) and
+ * b[0..bn): a word and the number after it ("seeds 1-5", "(seed 7)")
+ * and an "=" and what it joins ("K = 3") read as one setting, and a
+ * title broken between them reads as two.  A number after a number
+ * ("1 2 3") is a list, which may break. */
+static bool
+glued(const char *a, size_t an, const char *b, size_t bn)
+{
+    if (!an || !bn)
+        return false;
+    if (a[an - 1] == '=' || b[0] == '=')
+        return true;
+    return is_number(b, bn) && !is_number(a, an);
+}
+
+/* The length in bytes of the run of words that starts at s and may not
+ * be broken (glued()), each word after the first behind one or more
+ * spaces; *chars gets its width with one space between words. */
+static size_t
+unit_len(const char *s, int *chars)
+{
+    size_t n = strcspn(s, " \n");
+    size_t last = 0;            /* the last word: s[last..n) */
+    *chars = utf8_chars(s, n);
+    for (;;) {
+        size_t u = n + strspn(s + n, " ");
+        size_t m = strcspn(s + u, " \n");
+        if (!m || !glued(s + last, n - last, s + u, m))
+            return n;
+        *chars += 1 + utf8_chars(s + u, m);
+        last = u;
+        n = u + m;
+    }
+}
+
 const char *
 lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
              size_t size)
@@ -147,14 +191,15 @@ lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
     size_t o = 0, line_start = 0;
     int line = 1, col = 0;
     bool more = false;          /* words left out past max_lines */
+    bool cut = false;           /* buf is full */
     const char *s = title ? title : "";
-    while (*s) {
+    while (*s && !cut) {
         if (*s == ' ') {
             s++;
             continue;
         }
-        size_t n = *s == '\n' ? 0 : strcspn(s, " \n");
-        int w = utf8_chars(s, n);
+        int w = 0;
+        size_t n = *s == '\n' ? 0 : unit_len(s, &w);
         bool hard = *s == '\n';
         if (hard || (col > 0 && col + 1 + w > width)) {
             if (line == max_lines) {
@@ -168,25 +213,41 @@ lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
             s += hard;
             continue;
         }
-        if (col > 0) {
-            if (!put_bytes(buf, size, &o, " ", 1))
-                break;
-            col++;
+        /* The unit's words, one space between them.  Cut to fit buf:
+         * nothing after it, or a shorter word would follow a gap in the
+         * text. */
+        const char *end = s + n;
+        while (s < end && !cut) {
+            s += strspn(s, " ");
+            size_t m = strcspn(s, " \n");
+            if (col > 0 && !put_bytes(buf, size, &o, " ", 1))
+                cut = true;
+            else if (!put_bytes(buf, size, &o, s, m))
+                cut = true;
+            col += (col > 0) + utf8_chars(s, m);
+            s += m;
         }
-        /* Cut to fit buf: nothing after it, or a shorter word would
-         * follow a gap in the text. */
-        if (!put_bytes(buf, size, &o, s, n))
-            break;
-        col += w;
-        s += n;
     }
-    /* " ..." says words are left out; words of the last line make room
-     * for it when they can. */
+    /* " ..." says words are left out; units of the last line make room
+     * for it when they can, whole ("K = 3" goes, not "3" alone). */
     if (more) {
         while (col + 4 > width) {
             size_t sp = o;
-            while (sp > line_start && buf[sp - 1] != ' ')
+            for (;;) {
+                while (sp > line_start && buf[sp - 1] != ' ')
+                    sp--;
+                if (sp == line_start)
+                    break;
+                size_t pw = sp - 1;     /* the word before: [pw..sp-1) */
+                while (pw > line_start && buf[pw - 1] != ' ')
+                    pw--;
+                size_t bn = 0;
+                while (sp + bn < o && buf[sp + bn] != ' ')
+                    bn++;
+                if (!glued(buf + pw, sp - 1 - pw, buf + sp, bn))
+                    break;
                 sp--;
+            }
             if (sp == line_start)
                 break;
             o = sp - 1;

@@ -43,8 +43,10 @@ int lr_plot_write_png(const struct lr_plot *, const char *png_path,
  * (UTF-8 characters, not bytes) for gnuplot, which shows a "\n" in a
  * title as a new line and cuts a line wider than the PNG at its edges.
  * A "\n" already there stays a break; a word longer than 'width' keeps
- * a line of its own, whole.  Past 'max_lines' lines the last one ends in
- * "...".  Writes a NUL-terminated string into buf[size] (cut to fit,
+ * a line of its own, whole.  A word and the number after it ("seeds
+ * 1-5") and an "=" with its two sides ("K = 3") stay on one line, as a
+ * word does.  Past 'max_lines' lines the last one ends in "...", the
+ * words it leaves out taken the same way.  Writes a NUL-terminated string into buf[size] (cut to fit,
  * before a UTF-8 character that does not, and nothing after it:
  * strlen(title) + 4 bytes always suffice) and returns buf. */
 const char *lr_plot_wrap(const char *title, int width, int max_lines,
