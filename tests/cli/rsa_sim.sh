@@ -138,15 +138,36 @@ else
 fi
 
 # The title names the seed run and gives one seed no interval: it once
-# read "(K=5, km order, 1 seeds, 95% CI)".
+# read "(K=5, km order, 1 seeds, 95% CI)".  The requests are not the
+# default's, and the title says so.
 lr_fake_gnuplot
 LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL rsa-sim --topology "$T" --load 300 \
     --requests 2000 --warmup 500 --seeds 1 --seed 5 --quiet \
     --plot "$tmp/fake.png" > /dev/null
-has_line "set title 'nsfnet: blocking probability against load (K=5, km order, seed 5, one run: no CI)'" \
+has_line "set title 'nsfnet: blocking probability against load (K=5, km order, 2000 requests (500 warm-up), seed 5, one'.\"\\n\".'run: no CI)'" \
     && has_line "set ylabel 'blocking probability (blocked / requests)'" \
     && ok "--plot title: K, order, the seed run, no CI of one seed" \
     || notok "--plot title: $(grep -e '^set title' -e '^set ylabel' "$tmp/gnuplot.script")"
+
+# Every option that changes the curves and is on no axis is in the
+# title (it once named only K, the path order and the seeds): the
+# slots, the guard, the rates, the requests, the holding and the
+# modulation table, by its file's name.
+printf 'name,maximum_length,spectral_efficiency\nbpsk,8000,1\nqpsk,4000,2\n' \
+    > "$tmp/mods.csv"
+lr_fake_gnuplot
+LIGHTRAIL_GNUPLOT=$tmp/gnuplot $LIGHTRAIL rsa-sim --topology "$T" --load 300 \
+    --requests 2000 --warmup 500 --seeds 2 --seed 5 --quiet --k 3 \
+    --path-order hops --slots 100 --guard 2 --rate 50:200 --no-truncate \
+    --modulations "$tmp/mods.csv" --plot "$tmp/fake.png" > /dev/null
+title=$(grep '^set title' "$tmp/gnuplot.script" | tr -d '\n')
+want="nsfnet: blocking probability against load (K=3, hops order, 100 slots, guard 2, rates 50-200 Gb/s, 2000 requests (500 warm-up), plain exponential holding, modulations mods.csv, seeds 5-6, mean and 95% CI)"
+# The title is wrapped: its lines joined by a space read as the whole.
+got=$(printf '%s' "$title" | sed -e "s/^set title '//" -e "s/'\$//" \
+      -e "s/'\\.\"\\\\n\"\\.'/ /g")
+[ "$got" = "$want" ] \
+    && ok "--plot title: every option off its default that changes the curves" \
+    || notok "--plot title: '$got'"
 
 # Bad input: one line, exit 2.
 # A --plot that cannot be written is refused before the runs, not after.

@@ -55,6 +55,12 @@ struct opts {
     int load_set, loads_set;  /* which of --load and --loads was given */
 };
 
+/* The defaults of --help, which the plot's title leaves unsaid. */
+#define OPTS_DEFAULTS \
+    .policies = "ksp-ff", .k = 5, .order = LR_KSP_KM, .guard = 1, \
+    .requests = 13000, .warmup = 3000, .seeds = 10, .seed = 1, \
+    .rate_min = 25, .rate_max = 100, .truncate = 1, .target = 1e-3
+
 static void
 usage(FILE *f)
 {
@@ -400,9 +406,7 @@ int
 lr_cmd_rsa_sim(int argc, char **argv)
 {
     struct opts o = {
-        .policies = "ksp-ff", .k = 5, .order = LR_KSP_KM, .guard = 1,
-        .requests = 13000, .warmup = 3000, .seeds = 10, .seed = 1,
-        .rate_min = 25, .rate_max = 100, .truncate = 1, .target = 1e-3,
+        OPTS_DEFAULTS,
     };
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -587,10 +591,32 @@ lr_cmd_rsa_sim(int argc, char **argv)
     }
 
     if (o.plot) {
-        char title[256], paths[64];
-        snprintf(paths, sizeof paths, "K=%d, %s order", o.k,
-                 lr_ksp_order_name(o.order));
-        lr_plot_load_title(topo->name, "blocking probability", paths, o.seed,
+        /* Every option that changes the curves and is on no axis is
+         * named, as sim's titles name theirs: K and the path order
+         * always, the others when off their defaults, so a default
+         * run's title stays short.  --target changes no curve. */
+        const struct opts d = { OPTS_DEFAULTS };
+        char title[1024], setup[512] = "";
+        lr_plot_words_add(setup, sizeof setup, "K=%d, %s order", o.k,
+                          lr_ksp_order_name(o.order));
+        if (o.slots)
+            lr_plot_words_add(setup, sizeof setup, "%d slots", o.slots);
+        if (o.guard != d.guard)
+            lr_plot_words_add(setup, sizeof setup, "guard %d", o.guard);
+        if (o.rate_min != d.rate_min || o.rate_max != d.rate_max)
+            lr_plot_words_add(setup, sizeof setup, "rates %d-%d Gb/s",
+                              o.rate_min, o.rate_max);
+        if (o.requests != d.requests || o.warmup != d.warmup)
+            lr_plot_words_add(setup, sizeof setup,
+                              "%ld requests (%ld warm-up)", o.requests,
+                              o.warmup);
+        if (!o.truncate)
+            lr_plot_words_add(setup, sizeof setup,
+                              "plain exponential holding");
+        if (o.modulations)
+            lr_plot_words_add(setup, sizeof setup, "modulations %s",
+                              lr_plot_file_name(o.modulations));
+        lr_plot_load_title(topo->name, "blocking probability", setup, o.seed,
                            o.seeds, title, sizeof title);
         plot = lr_plot_new(title, "load (Erlang, nominal)",
                            "blocking probability (blocked / requests)",

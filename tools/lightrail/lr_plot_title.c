@@ -67,9 +67,8 @@ lr_plot_load_title(const char *topo, const char *what, const char *extra,
     return buf;
 }
 
-/* 'path' without its folders: a cluster is named by its file. */
-static const char *
-file_name(const char *path)
+const char *
+lr_plot_file_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -87,7 +86,7 @@ lr_plot_train_title(const char *topo, const char *cluster_file, double load,
         snprintf(range, sizeof range, "-%g", load_to);
     snprintf(buf, size, "PPO training on %s, cluster %s, load %g%s Erlang%s, "
              "seed %llu\n%s%smoving averages over the last %d rollouts",
-             topo, file_name(cluster_file), load, range,
+             topo, lr_plot_file_name(cluster_file), load, range,
              load_to > load ? " (drawn per episode)" : "", seed,
              has_setup ? setup : "", has_setup ? "; " : "", window);
     return buf;
@@ -164,7 +163,7 @@ lr_plot_plan_title(const char *model, const char *cluster_file,
     char span[32], T[32];
     snprintf(buf, size, "%s on %s, %s: one iteration, simulated GPipe "
              "schedule (makespan %s; the model's T = %s)", model,
-             file_name(cluster_file), algo,
+             lr_plot_file_name(cluster_file), algo,
              lr_plot_duration(makespan_s, span, sizeof span),
              lr_plot_duration(T_s, T, sizeof T));
     return buf;

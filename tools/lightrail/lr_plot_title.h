@@ -63,6 +63,10 @@ const char *lr_plot_env_words(const struct lr_jenv_cli_opts *o, char *buf,
 const char *lr_plot_words_add(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* 'path' without its folders: a cluster or a table is named by its
+ * file.  Returns a pointer into 'path'. */
+const char *lr_plot_file_name(const char *path);
+
 /* lightrail plan's Gantt chart: the model, the cluster (its file's
  * name, without the folders), the algorithm, the simulated makespan and
  * the model's T, each in the unit that fits it. */
