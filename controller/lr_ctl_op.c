@@ -345,16 +345,18 @@ check_run(const struct lr_ctl_lpcheck *ck, struct lr_lightpath *lp,
 static void
 op_rollback(struct lr_ctl_op *op)
 {
-    char e[256], first[sizeof op->err];
+    char e[sizeof op->err], first[sizeof op->err];
     if (!op_unprovision(op, e, sizeof e))
         return;
     op->stuck = true;
-    /* What to do first: a job's reason is shorter than op->err. */
+    /* What to do first; then the removal's line whole (a device's, under
+     * SB_PAR_ERR_MAX), which may end with the way out (mnoptical's
+     * /reset): until 2026-12-07 it was cut to 90 bytes here. */
     snprintf(first, sizeof first, "%s", op->err);
-    snprintf(op->err, sizeof op->err, "provisioning failed and removing "
-             "its channels again failed: the job keeps its slots, DELETE "
-             "it to retry; %s; then %s", LR_UTF8_CLIP(first, 300),
-             LR_UTF8_CLIP(e, 90));
+    (void) lr_ctl_fail(op->err, sizeof op->err, op->rc, "provisioning "
+                       "failed and removing its channels again failed: the "
+                       "job keeps its slots, DELETE it to retry; %s; then %s",
+                       LR_UTF8_CLIP(first, 300), e);
 }
 
 /* All or nothing over the devices of the op's job: every ROADM of its

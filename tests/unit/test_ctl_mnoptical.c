@@ -32,7 +32,8 @@
  * the job's DELETE is done (the driver asks the emulator whether it
  * holds each rule), the job gone.  An emulator that refuses every
  * request: the DELETE's error carries the driver's way out whole,
- * "/reset?node=NODE, then lightrail reconcile --reinstall".
+ * "/reset?node=NODE, then lightrail reconcile --reinstall", and so does
+ * the reason of a job refused at its check whose rollback it refuses.
  * Restarted with an active job, the emulator holds each rule once, the
  * start counts its re-installs apart from the drift (a re-install that
  * fails is drift, said as a failure), a reconciliation after the start
@@ -873,6 +874,47 @@ test_refused_for_good_hint_whole(void)
     lr_ctl_free(c);
 }
 
+/* An add refused at its check (15 dB against 8QAM's 16) whose rollback
+ * the emulator refuses for good (every /connect after the installs and
+ * the terminals' tuning: 500): the job is stuck, releasing, and its
+ * reason must carry the driver's way out whole, "/reset?node=NODE,
+ * then lightrail reconcile --reinstall", as a DELETE's error does
+ * (test_refused_for_good_hint_whole).  op_rollback() put the removal's
+ * line through a buffer of 256 bytes and clipped it to 90, so the
+ * reason ended in the middle of the refused request. */
+static void
+test_rollback_refused_hint_whole(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("stuckadd");
+    char err[4096];
+
+    mno_double_reset();
+    dbl.gosnr = 15;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    /* The six installs and the two terminals' tuning pass; the
+     * rollback's removals (and the probes they send) are refused. */
+    atomic_store(&dbl.fail_from, 9);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    atomic_store(&dbl.fail_from, 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "gOSNR 15.0 dB"));
+    const char *hint = strstr(job.reason, "refused so again: /reset?node=r");
+    if (!hint || !strstr(hint, "then lightrail reconcile --reinstall"))
+        fprintf(stderr, "stuckadd: %s\n", job.reason);
+    CU_ASSERT_PTR_NOT_NULL(hint);
+    CU_ASSERT_PTR_NOT_NULL(hint && strstr(hint, ", then lightrail reconcile "
+                                                "--reinstall"));
+    /* The way out as the reason says: a DELETE, the emulator taking
+     * requests again, removes the rules and the job. */
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "stuckadd", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_get(c, "stuckadd", &job), 0);
+    lr_ctl_free(c);
+}
+
 /* The emulator no longer knows ROADM r2 (a 404 to every request on
  * it): the DELETE's removals there draw the 404, ENOENT, which the
  * release takes as gone, and the job goes.  The driver's record kept
@@ -1344,6 +1386,8 @@ static CU_TestInfo tests[] = {
       test_recon_unknown_not_present },
     { "a rule refused for good: the /reset hint reaches the operator whole",
       test_refused_for_good_hint_whole },
+    { "a rollback refused for good: the /reset hint in the job's reason",
+      test_rollback_refused_hint_whole },
     { "a node the emulator does not know: its rules leave the record",
       test_delete_unknown_node },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
