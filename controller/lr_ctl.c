@@ -2402,7 +2402,10 @@ recover(struct lr_ctl *c, struct lr_job *jobs, int n, char **report,
     size_t len = 0;
     for (int i = 0; i < n && !rc; i++) {
         struct lr_job *j = &jobs[i];
-        char e[512];
+        /* A removal's error whole: a device's line (SB_PAR_ERR_MAX) may
+         * end with its way out (mnoptical's /reset), lost at 512 until
+         * 2026-12-07. */
+        char e[LR_CTL_ERR_MAX];
         switch (j->phase) {
         case LR_JOB_PROVISIONING:
         case LR_JOB_SUBMITTED:

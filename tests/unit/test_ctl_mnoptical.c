@@ -33,7 +33,8 @@
  * holds each rule), the job gone.  An emulator that refuses every
  * request: the DELETE's error carries the driver's way out whole,
  * "/reset?node=NODE, then lightrail reconcile --reinstall", and so does
- * the reason of a job refused at its check whose rollback it refuses.
+ * the reason of a job refused at its check whose rollback it refuses,
+ * and of a job releasing whose removal at a restart it refuses.
  * Restarted with an active job, the emulator holds each rule once, the
  * start counts its re-installs apart from the drift (a re-install that
  * fails is drift, said as a failure), a reconciliation after the start
@@ -1364,6 +1365,49 @@ test_restart_releasing(void)
     test_restart_interrupted(LR_JOB_RELEASING, false);
 }
 
+/* Restarted with a job releasing, the emulator refusing every
+ * /connect (the removals and the probes they send): the start's
+ * removal fails for good and the job stays releasing, its reason
+ * carrying the driver's way out whole, "/reset?node=NODE, then
+ * lightrail reconcile --reinstall".  recover() took the removal's error
+ * into 512 bytes, and the line, 514 and more, lost it. */
+static void
+test_restart_refused_hint_whole(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_store *st = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("cutgood");
+    char err[4096];
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
+    lr_ctl_free(c);
+    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(st, "cutgood", LR_JOB_RELEASING, "",
+                                       0), 0);
+    lr_store_close(st);
+    atomic_store(&dbl.fail_from, 1);
+    int rc = open_ctl(&c, terms, 2, err, sizeof err);
+    atomic_store(&dbl.fail_from, 0);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "cutgood", &job), 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    const char *hint = strstr(job.reason, "refused so again: /reset?node=r");
+    if (!hint || !strstr(hint, "then lightrail reconcile --reinstall"))
+        fprintf(stderr, "cutgood: %s\n", job.reason);
+    CU_ASSERT_PTR_NOT_NULL(hint);
+    CU_ASSERT_PTR_NOT_NULL(hint && strstr(hint, ", then lightrail reconcile "
+                                                "--reinstall"));
+    CU_ASSERT_EQUAL(dbl.n_rules, 6);
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "cutgood", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    lr_ctl_free(c);
+}
+
 static CU_TestInfo tests[] = {
     { "gOSNR checked in provisioning: received, refused",
       test_received_and_refused },
@@ -1388,6 +1432,8 @@ static CU_TestInfo tests[] = {
       test_refused_for_good_hint_whole },
     { "a rollback refused for good: the /reset hint in the job's reason",
       test_rollback_refused_hint_whole },
+    { "a start's removal refused for good: the /reset hint whole",
+      test_restart_refused_hint_whole },
     { "a node the emulator does not know: its rules leave the record",
       test_delete_unknown_node },
     { "a terminal of an unknown DC", test_terminal_of_unknown_dc },
