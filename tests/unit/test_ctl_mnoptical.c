@@ -835,6 +835,22 @@ test_emulator_lost_rules_delete(void)
     lr_ctl_free(c);
 }
 
+/* 'text' (an error or a job's reason, 'who' naming it when it fails)
+ * carries mnoptical's way out for a rule refused for good whole, from
+ * "refused so again: /reset?node=r" to its ", then lightrail reconcile
+ * --reinstall". */
+static void
+assert_reset_hint_whole(const char *who, const char *text)
+{
+    const char *hint = strstr(text, "refused so again: /reset?node=r");
+    const char *end = hint ? strstr(hint, ", then lightrail reconcile "
+                                          "--reinstall") : NULL;
+    if (!end)
+        fprintf(stderr, "%s: %s\n", who, text);
+    CU_ASSERT_PTR_NOT_NULL(hint);
+    CU_ASSERT_PTR_NOT_NULL(end);
+}
+
 /* An emulator that refuses every /connect (500) while it holds the
  * job's rules: each removal is refused as for a rule it does not hold,
  * and so is the install sent to ask (sb_mno_probe()), so the driver's
@@ -862,12 +878,7 @@ test_refused_for_good_hint_whole(void)
     int rc = lr_ctl_delete(c, "forgood", err, sizeof err);
     atomic_store(&dbl.fail_from, 0);
     CU_ASSERT_NOT_EQUAL(rc, 0);
-    const char *hint = strstr(err, "refused so again: /reset?node=r");
-    if (!hint || !strstr(hint, "then lightrail reconcile --reinstall"))
-        fprintf(stderr, "forgood: %d: %s\n", rc, err);
-    CU_ASSERT_PTR_NOT_NULL(hint);
-    CU_ASSERT_PTR_NOT_NULL(hint && strstr(hint, ", then lightrail reconcile "
-                                                "--reinstall"));
+    assert_reset_hint_whole("forgood", err);
     CU_ASSERT_EQUAL(dbl.n_rules, 6);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "forgood", err, sizeof err), 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
@@ -901,12 +912,7 @@ test_rollback_refused_hint_whole(void)
     atomic_store(&dbl.fail_from, 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
     CU_ASSERT_PTR_NOT_NULL(strstr(job.reason, "gOSNR 15.0 dB"));
-    const char *hint = strstr(job.reason, "refused so again: /reset?node=r");
-    if (!hint || !strstr(hint, "then lightrail reconcile --reinstall"))
-        fprintf(stderr, "stuckadd: %s\n", job.reason);
-    CU_ASSERT_PTR_NOT_NULL(hint);
-    CU_ASSERT_PTR_NOT_NULL(hint && strstr(hint, ", then lightrail reconcile "
-                                                "--reinstall"));
+    assert_reset_hint_whole("stuckadd", job.reason);
     /* The way out as the reason says: a DELETE, the emulator taking
      * requests again, removes the rules and the job. */
     CU_ASSERT_EQUAL(dbl.n_rules, 6);
@@ -1312,13 +1318,16 @@ test_reinstall_lost_rules(void)
  * kept all 6 rules, which no reconciliation could see (the record is
  * its read) nor remove.  With 'emulator_lost' the emulator lost them
  * meanwhile (restarted too): each removal's 500 settles the rule. */
+/* Job 'name' admitted (its six rules on the emulator), the controller
+ * stopped, and the store set to say the job was in 'phase' when it
+ * stopped: a restart interrupted it. */
 static void
-test_restart_interrupted(enum lr_job_phase phase, bool emulator_lost)
+stopped_in_phase(const char *name, enum lr_job_phase phase)
 {
     struct lr_ctl *c = NULL;
     struct lr_store *st = NULL;
     struct lr_job job;
-    struct lr_intent in = intent("cut");
+    struct lr_intent in = intent(name);
     char err[1024];
 
     mno_double_reset();
@@ -1328,8 +1337,18 @@ test_restart_interrupted(enum lr_job_phase phase, bool emulator_lost)
     CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
     lr_ctl_free(c);
     CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(lr_store_set_phase(st, "cut", phase, "", 0), 0);
+    CU_ASSERT_EQUAL(lr_store_set_phase(st, name, phase, "", 0), 0);
     lr_store_close(st);
+}
+
+static void
+test_restart_interrupted(enum lr_job_phase phase, bool emulator_lost)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    char err[1024];
+
+    stopped_in_phase("cut", phase);
     if (emulator_lost)
         dbl.n_rules = 0;
     CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
@@ -1375,33 +1394,17 @@ static void
 test_restart_refused_hint_whole(void)
 {
     struct lr_ctl *c = NULL;
-    struct lr_store *st = NULL;
     struct lr_job job;
-    struct lr_intent in = intent("cutgood");
     char err[4096];
 
-    mno_double_reset();
-    dbl.gosnr = 17;
-    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(job.phase, LR_JOB_ACTIVE);
-    lr_ctl_free(c);
-    CU_ASSERT_EQUAL_FATAL(lr_store_open(db, &st, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(lr_store_set_phase(st, "cutgood", LR_JOB_RELEASING, "",
-                                       0), 0);
-    lr_store_close(st);
+    stopped_in_phase("cutgood", LR_JOB_RELEASING);
     atomic_store(&dbl.fail_from, 1);
     int rc = open_ctl(&c, terms, 2, err, sizeof err);
     atomic_store(&dbl.fail_from, 0);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     CU_ASSERT_EQUAL(lr_ctl_get(c, "cutgood", &job), 0);
     CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
-    const char *hint = strstr(job.reason, "refused so again: /reset?node=r");
-    if (!hint || !strstr(hint, "then lightrail reconcile --reinstall"))
-        fprintf(stderr, "cutgood: %s\n", job.reason);
-    CU_ASSERT_PTR_NOT_NULL(hint);
-    CU_ASSERT_PTR_NOT_NULL(hint && strstr(hint, ", then lightrail reconcile "
-                                                "--reinstall"));
+    assert_reset_hint_whole("cutgood", job.reason);
     CU_ASSERT_EQUAL(dbl.n_rules, 6);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "cutgood", err, sizeof err), 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
