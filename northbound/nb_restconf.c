@@ -806,7 +806,7 @@ h_jobs_post(void *arg, const struct nb_request *req, struct nb_response *resp)
     struct nb_app *app = arg;
     struct lr_intent in;
     struct lr_job job;
-    char path[512], msg[512], err[512];
+    char path[512], msg[512], err[LR_CTL_ERR_MAX];
     int prc = lr_yang_parse_intent(app->ly, req->body, req->body_len, &in,
                                    path, sizeof path, msg, sizeof msg);
     if (prc) {
