@@ -517,7 +517,7 @@ crl_fold(void *arg, time_t last, time_t end)
         s->crls_stale = end;
     if (last > a->now && (!s->crls_early || last < s->crls_early))
         s->crls_early = last;
-    if (end > a->now && (!s->until || end < s->until))
+    if (end > a->now && last <= a->now && (!s->until || end < s->until))
         s->until = end;
     if (last && last <= a->now && last > s->from)
         s->from = last;

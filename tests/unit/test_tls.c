@@ -1021,6 +1021,13 @@ test_span_crls(void)
     CU_ASSERT_EQUAL(back.crls_stale, 0);
     CU_ASSERT(back.crls_early >= now - 65 && back.crls_early <= now - 60);
     CU_ASSERT_FALSE(lr_tls_span_out(&back, now - 120));
+    /* Three days back every CRL is not yet valid: none is counted, its
+     * next update no more than its last (lr_tls.h). */
+    struct lr_tls_span early = { 0 };
+    lr_tls_span_crls(&early, ctx, now - 3 * 86400);
+    CU_ASSERT(early.from == 0 && early.until == 0);
+    CU_ASSERT(early.crls_early >= now - 2 * 86400 - 5
+              && early.crls_early <= now - 2 * 86400);
     /* Folded into a tighter span, it stays as tight. */
     struct lr_tls_span tight = { .from = now - 1, .until = now + 1 };
     lr_tls_span_crls(&tight, ctx, now);
