@@ -197,7 +197,13 @@ for ms in LIB.get("ietf-yang-library:yang-library", {}).get("module-set", []):
             m["revision"] = rev
 class H(Handler):
     def do_GET(self):
-        if self.path == LIB_PATH and rev != "none":
+        if self.path == LIB_PATH and rev == "modules-state":
+            # RFC 7895's library alone: no RFC 8525 yang-library.
+            self.reply(200, {"ietf-yang-library:modules-state": {
+                "module-set-id": "1", "module": [
+                    {"name": "lightrail-job", "revision": "2026-12-06",
+                     "namespace": "urn:x", "conformance-type": "implement"}]}})
+        elif self.path == LIB_PATH and rev != "none":
             self.reply(200, LIB)
         else:
             self.reply(404)
@@ -246,6 +252,15 @@ if command -v python3 > /dev/null; then
         && ! grep -q "older" "$tmp/err" \
         && ok "reconcile --reinstall, the 400 of a daemon at 2026-12-07: its message, not called older" \
         || notok "reconcile --reinstall, a 400 of a daemon at 2026-12-07: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    # A 200 that is no RFC 8525 library tells nothing: said so, the 400
+    # printed with its exit code (before, exit 7, "names no lightrail-job
+    # revision": an old daemon).
+    fake_reconcile modules-state --reinstall
+    [ "$RC" = 2 ] && grep -q "is not an RFC 8525 YANG library (no ietf-yang-library:yang-library): cannot tell the server's lightrail-job revision" "$tmp/err" \
+        && grep -q '400: .*Node "reinstall" not found' "$tmp/err" \
+        && ! grep -q "older" "$tmp/err" \
+        && ok "reconcile --reinstall, a library that is no RFC 8525 one: cannot tell, the 400 printed, not called older" \
+        || notok "reconcile --reinstall, an RFC 7895 library: exit $RC: $(cat "$tmp/out" "$tmp/err")"
     fake_reconcile 2026-12-06+leaf --reinstall
     [ "$RC" = 2 ] && grep -q "400: /lightrail-job:reconcile/dry-run: invalid value" "$tmp/err" \
         && ! grep -q "older" "$tmp/err" \

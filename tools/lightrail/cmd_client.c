@@ -2166,7 +2166,8 @@ is_revision(const char *s)
 /* The revision of module 'name' in the YANG library the server serves
  * (RFC 8525: its module-sets' modules), into rev[len]; "" when the
  * server has no library (404: a lightraild before the library had one
- * at no path), does not name the module or gives it no revision date.
+ * at no path), does not name the module or gives it no revision date;
+ * LR_EXIT_FAIL, said, for a 200 that is no RFC 8525 library.
  * LR_EXIT_OK, or the exit code, said, when the server cannot be reached
  * or refuses the library (401, 403, a 503 of a proxy...): a refusal is
  * no answer about the modules, and must not pass for an old daemon. */
@@ -2186,8 +2187,20 @@ server_revision(const struct client_opts *o, const char *name, char *rev,
         return rc;
     }
     top = !rc && r.body ? json_tokener_parse(r.body) : NULL;
-    json_object *sets = jget(jget(top, "ietf-yang-library:yang-library"),
-                             "module-set");
+    json_object *lib = jget(top, "ietf-yang-library:yang-library");
+    /* A 200 that is no RFC 8525 library (a proxy's page, RFC 7895's
+     * modules-state alone) says nothing about the modules either: until
+     * 2026-12-07 it passed for a library naming none, an old daemon. */
+    if (!rc && !lib) {
+        lr_cli_err(o->cmd, "the answer to GET %s at %s is not an RFC 8525 "
+                   "YANG library (no ietf-yang-library:yang-library): "
+                   "cannot tell the server's %s revision (is --server a "
+                   "lightraild, not a proxy?)", YLIB_PATH, o->server, name);
+        json_object_put(top);
+        free(r.body);
+        return LR_EXIT_FAIL;
+    }
+    json_object *sets = jget(lib, "module-set");
     for (size_t i = 0; i < jlen(sets) && !rev[0]; i++) {
         json_object *mods = jget(jidx(sets, i), "module");
         for (size_t k = 0; k < jlen(mods); k++)
