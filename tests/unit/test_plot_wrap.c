@@ -39,6 +39,13 @@ test_wrap(void)
         /* The " ..." takes the last setting whole. */
         { "one two three four", 14, 1, "one two ..." },
         { "one K = 3 x y", 10, 1, "one ..." },
+        /* A line that is one unit gives its last word for it: not past
+         * the width (until 2026-12-07 "load 0.5 ..."). */
+        { "load 0.5 0.6 0.7 0.8", 8, 1, "load ..." },
+        /* A chain of "=" past the width breaks after three words (until
+         * 2026-12-07 one line of 25). */
+        { "a = b = c = d = e = f = g", 5, 8,
+          "a = b\n= c =\nd = e\n= f =\ng" },
         /* A "\n" already there stays a break; each line is wrapped. */
         { "PPO training on metro\nmodels a, b; moving averages", 16, 4,
           "PPO training on\nmetro\nmodels a, b;\nmoving averages" },

@@ -162,19 +162,27 @@ glued(const char *a, size_t an, const char *b, size_t bn)
 
 /* The length in bytes of the run of words that starts at s and may not
  * be broken (glued()), each word after the first behind one or more
- * spaces; *chars gets its width with one space between words. */
+ * spaces; *chars gets its width with one space between words.  A run
+ * past 'width' ends at its third word: a setting is "K = 3" or "seeds
+ * 1-5", kept whole though wider than the line, while a chain "a = b =
+ * c = ..." glued whole would be one line of any length. */
 static size_t
-unit_len(const char *s, int *chars)
+unit_len(const char *s, int width, int *chars)
 {
     size_t n = strcspn(s, " \n");
     size_t last = 0;            /* the last word: s[last..n) */
+    int words = 1;
     *chars = utf8_chars(s, n);
     for (;;) {
         size_t u = n + strspn(s + n, " ");
         size_t m = strcspn(s + u, " \n");
         if (!m || !glued(s + last, n - last, s + u, m))
             return n;
-        *chars += 1 + utf8_chars(s + u, m);
+        int more = 1 + utf8_chars(s + u, m);
+        if (words >= 3 && *chars + more > width)
+            return n;
+        *chars += more;
+        words++;
         last = u;
         n = u + m;
     }
@@ -199,7 +207,7 @@ lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
             continue;
         }
         int w = 0;
-        size_t n = *s == '\n' ? 0 : unit_len(s, &w);
+        size_t n = *s == '\n' ? 0 : unit_len(s, width, &w);
         bool hard = *s == '\n';
         if (hard || (col > 0 && col + 1 + w > width)) {
             if (line == max_lines) {
@@ -229,7 +237,9 @@ lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
         }
     }
     /* " ..." says words are left out; units of the last line make room
-     * for it when they can, whole ("K = 3" goes, not "3" alone). */
+     * for it when they can, whole ("K = 3" goes, not "3" alone); a line
+     * that is one unit gives its last word ("load 0.5 0.6" in 8: "load
+     * ...", not "load 0.5 ..." past the width). */
     if (more) {
         while (col + 4 > width) {
             size_t sp = o;
@@ -248,6 +258,9 @@ lr_plot_wrap(const char *title, int width, int max_lines, char *buf,
                     break;
                 sp--;
             }
+            if (sp == line_start)
+                for (sp = o; sp > line_start && buf[sp - 1] != ' '; sp--)
+                    continue;
             if (sp == line_start)
                 break;
             o = sp - 1;
