@@ -705,6 +705,20 @@ on_agent_changed(void *arg, const char *dc, bool up, const char *why)
                "until an exchange with it works)", dc, why);
 }
 
+/* An agent closed connections kept idle (nb_app.agent_idle_closed):
+ * one line each time it is seen, with the last one's words. */
+static void
+on_agent_idle_closed(void *arg, const char *dc, unsigned n, const char *last)
+{
+    (void) arg;
+    if (n == 1)
+        lr_log(LR_LOG_INFO, "agent %s: %s", dc, last);
+    else
+        lr_log(LR_LOG_INFO, "agent %s: %u connections kept idle closed "
+               "(lightrail_agent_idle_closes_total), the last: %s", dc, n,
+               last);
+}
+
 static void
 on_telemetry(evutil_socket_t fd, short what, void *arg)
 {
@@ -1214,6 +1228,7 @@ main(int argc, char **argv)
     app.ppo_rechecked = on_ppo_rechecked;
     app.ppo_rechecked_arg = &d;
     app.agent_changed = on_agent_changed;
+    app.agent_idle_closed = on_agent_idle_closed;
     lr_ctl_set_device_hook(ctl, on_device_changed, NULL);
     /* An agent the start's KEEP did not reach is down from the start:
      * said now, and when it answers again. */

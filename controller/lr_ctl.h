@@ -524,13 +524,21 @@ void lr_ctl_report_end(struct lr_ctl_report *);
  * agents tries every one it needs again, so an agent down stays down until
  * an exchange works, across a new network that keeps it (the same address,
  * port and certificate name).  While the agents are lent to an op, what they
- * were when lent.  Owner's thread.  0, or ENOENT when DC k has no agent. */
+ * were when lent.  Owner's thread.  0, or ENOENT when DC k has no agent.
+ * 'idle_closes': the connections kept idle that the agent closed (its
+ * idle timeout, a restart), each replaced with no failure
+ * (lr_agent_party_idle_closes()), since this network's agents were made
+ * (a new network's start at 0); 'idle_close' the last one's words
+ * ("" while the agents are lent: the planner's thread may write them). */
 #define LR_CTL_AGENT_WHY 256
+#define LR_CTL_AGENT_IDLE 768
 struct lr_ctl_agent_status {
     const char *dc;                   /* the inventory's name (borrowed
                                        * until the network changes) */
     bool up;
     char why[LR_CTL_AGENT_WHY];       /* "" when up */
+    unsigned idle_closes;
+    char idle_close[LR_CTL_AGENT_IDLE];   /* "" when none */
 };
 int lr_ctl_agent_status(const struct lr_ctl *, int k,
                         struct lr_ctl_agent_status *out);

@@ -504,6 +504,8 @@ lr_ctl_snapshot_agents(struct lr_ctl *c)
         snprintf(c->agent_why[k], sizeof c->agent_why[k], "%s", e ? e : "");
         c->agent_answered[k] = c->agent[k]
                                && lr_agent_party_connected(c->agent[k]);
+        c->agent_idle_closes[k] = c->agent[k]
+            ? lr_agent_party_idle_closes(c->agent[k], NULL) : 0;
     }
 }
 
@@ -524,6 +526,13 @@ lr_ctl_agent_status(const struct lr_ctl *c, int k,
     out->dc = c->cluster->dcs[k].name;
     out->up = !e || !e[0] || answered;
     snprintf(out->why, sizeof out->why, "%s", out->up ? "" : e);
+    /* While lent, the count when lent; the words are read once they are
+     * back (the planner's thread may write them meanwhile). */
+    const char *last = "";
+    out->idle_closes = c->agents_lent
+        ? c->agent_idle_closes[k]
+        : lr_agent_party_idle_closes(c->agent[k], &last);
+    snprintf(out->idle_close, sizeof out->idle_close, "%s", last);
     return 0;
 }
 

@@ -167,6 +167,7 @@ struct lr_ctl {
      * lr_ctl_agent_status() says while they are away. */
     char agent_why[LR_TM_MAX_DCS][LR_CTL_AGENT_WHY];
     bool agent_answered[LR_TM_MAX_DCS];   /* its connection was up */
+    unsigned agent_idle_closes[LR_TM_MAX_DCS];  /* and its idle closes */
     /* The last plan made with the agents off the owner's thread, kept by
      * lr_ctl_plan_end for the admission of its intent, which follows it
      * (owned; NULL when none). */

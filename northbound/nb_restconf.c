@@ -579,7 +579,8 @@ struct nb_planned {
 static void plan_next(struct nb_app *);
 
 /* Tells app->agent_changed of each agent seen down, or up again, since
- * it was last seen. */
+ * it was last seen, and app->agent_idle_closed of its idle closes since
+ * then. */
 static void
 agents_watch(struct nb_app *app)
 {
@@ -588,6 +589,15 @@ agents_watch(struct nb_app *app)
     for (int k = 0; k < LR_TM_MAX_DCS; k++) {
         if (lr_ctl_agent_status(app->ctl, k, &st))
             continue;
+        if (st.idle_closes != app->agent_idle_seen[k]) {
+            if (st.idle_closes > app->agent_idle_seen[k]
+                && app->agent_idle_closed)
+                app->agent_idle_closed(app->agent_idle_closed_arg, st.dc,
+                                       st.idle_closes
+                                       - app->agent_idle_seen[k],
+                                       st.idle_close);
+            app->agent_idle_seen[k] = st.idle_closes;
+        }
         uint64_t bit = UINT64_C(1) << k;
         if (st.up == !(app->agents_down & bit))
             continue;
@@ -1283,6 +1293,8 @@ put_inventory(struct nb_app *app, const struct nb_request *req,
     if (!rc && has_policy && usable != was_usable && app->ppo_rechecked)
         app->ppo_rechecked(app->ppo_rechecked_arg,
                            is_topology ? "topology" : "inventory");
+    if (!rc)                          /* new agents, counting from 0 */
+        memset(app->agent_idle_seen, 0, sizeof app->agent_idle_seen);
     if (!rc && app->agents_renewed)
         app->agents_renewed(app->agents_renewed_arg);
     /* EINVAL: the new network cannot stand (a node name its driver
@@ -2026,6 +2038,24 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         nb_metrics_label(st.dc, dc, sizeof dc);
         put(&buf, &len, &cap, "lightrail_agent_up{dc=\"%s\"} %d\n", dc,
             st.up ? 1 : 0);
+    }
+    for (int k = 0, first = 1; k < LR_TM_MAX_DCS; k++) {
+        if (lr_ctl_agent_status(app->ctl, k, &st))
+            continue;
+        if (first)
+            put(&buf, &len, &cap,
+                "# HELP lightrail_agent_idle_closes_total Each remote DC's "
+                "agent: connections kept idle that it closed (its idle "
+                "timeout, a restart), each replaced by a new one with no "
+                "failure; lightraild logs them as it sees them, with the "
+                "agent's words.  From 0 again with a new network.  Seen "
+                "when the planner last had the agents.\n"
+                "# TYPE lightrail_agent_idle_closes_total counter\n");
+        first = 0;
+        char dc[2 * LR_NAME_MAX + 1];
+        nb_metrics_label(st.dc, dc, sizeof dc);
+        put(&buf, &len, &cap, "lightrail_agent_idle_closes_total{dc=\"%s\"} "
+            "%u\n", dc, st.idle_closes);
     }
     put_devices(app, &buf, &len, &cap);
     struct lr_ctl_ppo_info pi;

@@ -193,6 +193,15 @@ struct nb_app {
                           const char *why);
     void *agent_changed_arg;
     uint64_t agents_down;
+    /* Called, when set, once for each DC whose agent closed connections
+     * kept idle since it was last seen (lr_ctl_agent_status()'s
+     * idle_closes past 'agent_idle_seen[k]'): 'n' of them, 'last' the
+     * last one's words; lightraild logs it.  A new network's agents
+     * start at 0 again. */
+    void (*agent_idle_closed)(void *arg, const char *dc, unsigned n,
+                              const char *last);
+    void *agent_idle_closed_arg;
+    unsigned agent_idle_seen[LR_TM_MAX_DCS];
     /* Called when a periodic reconciliation (nb_restconf_reconcile)
      * ended, with lr_ctl_reconcile_end's code, report (borrowed for the
      * call: one line per difference), drift and message, or NULL:

@@ -15,7 +15,9 @@
 #   4. lightraild, whose dc2 agent is stopped so between two jobs (the
 #      connection kept from j1 ends with that ERROR) and started again
 #      on the same port, plans j2 with it on a new connection: j2 is
-#      active, not failed.
+#      active, not failed; lightraild's /metrics counts that idle close
+#      (lightrail_agent_idle_closes_total{dc="dc2"} 1) and its log has
+#      one line for it, with the agent's words.
 # Before, the agent closed each connection with no word: a coordinator
 # waiting on one took it for a crash and failed the plan.
 . "${srcdir:-.}/tests/cli/lib.sh"
@@ -190,6 +192,18 @@ if start_daemon; then
         ok "lightraild plans j2 with the agent started again (j1 $j1, j2 $j2)"
     else
         notok "lightraild after the agent's SIGTERM: j1 $j1, j2 $j2: $(jq -c '.["lightrail-job:job"][0].state' "$tmp/body"; grep 'dc2' "$D/log" | tail -3)"
+    fi
+    # Before, the close was counted only in lr_agent_party_idle_closes(),
+    # which nothing in lightraild read: no metric, no line.
+    api GET /metrics
+    n=$(grep -c 'closed the connection while idle, saying "closed: the agent is shutting down (SIGTERM)' "$D/log")
+    if [ "$STATUS" = 200 ] &&
+       grep -qx 'lightrail_agent_idle_closes_total{dc="dc2"} 1' "$tmp/body" &&
+       [ "$n" = 1 ] &&
+       grep 'closed the connection while idle' "$D/log" | grep -q "agent dc2"; then
+        ok "lightraild counts the agent's idle close in /metrics and logs it once"
+    else
+        notok "the idle close seen by the operator: /metrics $STATUS '$(grep agent_idle "$tmp/body")', $n log line(s): $(grep 'dc2' "$D/log" | tail -3)"
     fi
     stop_daemon
     stop_agent $APID || notok "agent $APID did not stop cleanly"
