@@ -38,12 +38,20 @@ def answer_pending(sock):
     before = sock.gettimeout()
     sock.setblocking(False)
     try:
-        sock.recv(1)
+        got = sock.recv(1)
     except (ssl.SSLWantReadError, BlockingIOError, socket.timeout):
         return True
     finally:
         sock.settimeout(before)
+    # The byte read is the next frame's first: take() gives it back
+    # (until 2026-12-07 it was lost, and a read_frame() after a False
+    # read the rest of the length as its start: EOFError).
+    if got:
+        _held[sock] = got
     return False
+
+
+_held = {}   # socket -> the byte answer_pending() read ahead
 
 
 def hello(sock, n):
@@ -84,7 +92,7 @@ def frame(mtype, ident, payload):
 
 def take(sock, n):
     """Exactly n bytes from sock; EOFError when the peer closes first."""
-    out = b""
+    out = _held.pop(sock, b"")
     while len(out) < n:
         chunk = sock.recv(n - len(out))
         if not chunk:
