@@ -129,7 +129,8 @@ checks.expect("B, its STEP queued: told the agent shuts down, not answered",
               got, ERROR, says="closed: the agent is shutting down (SIGTERM)")
 # B was told at once, not after A's DP: A's answer is still to come,
 # or (A's STEP not yet started by the thread at the signal, as under
-# valgrind) A was told so too.
+# valgrind, and at -O2 in CI on 2026-12-07) A was told so too, and the
+# agent counts 2 taken back.
 if answer_pending(a):
     print("ok: B told while A's STEP still holds the DP thread")
 else:
@@ -152,8 +153,8 @@ sys.exit(1 if checks.failed else 0)
 PY
 st=$?
 if [ $st = 0 ] && exits_within $QPID 600 && [ "$STATUS" = 0 ] &&
-   grep -q "stopping (SIGTERM): 1 connection(s) told so (1 with its request queued, not run)" "$A/queued.log" &&
-   grep -q "stopped: 1 queued request(s) dropped unrun" "$A/queued.log"; then
+   grep -q "stopping (SIGTERM): \([12]\) connection(s) told so (\1 with its request queued, not run)" "$A/queued.log" &&
+   grep -q "stopped: [12] queued request(s) dropped unrun" "$A/queued.log"; then
     ok "SIGTERM: a request queued, not started, is not run: its connection is told at once"
 else
     [ $st = 0 ] || kill -9 $QPID 2>/dev/null
