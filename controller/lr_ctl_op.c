@@ -225,9 +225,13 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
             continue;
         }
         snprintf(lost, sizeof lost, "%s", u->err);
-        /* A channel marked unknown may still be there: not gone.  Cut
-         * with a mark when a long ROADM name makes it longer than
-         * u->err, as the quoted line is (lr_ctl_fail()). */
+        /* A channel marked unknown may still be there: not gone.  The
+         * driver's line is quoted whole, for the way out it may end
+         * with (mnoptical's "delete it again (...)" after a lost
+         * answer): until 2026-12-07 it was cut to 200-300 bytes here,
+         * and a lost removal's error ended "delete it ag [...]".  A
+         * line under SB_PAR_ERR_MAX's 1,500 and the read's e[] fit
+         * u->err; past it lr_ctl_fail() cuts with a mark. */
         if (left >= 0 && unsure)
             lr_ctl_fail(u->err, sizeof u->err, u->rc, "ROADM %s did not "
                         "answer the removal and, read back, still holds "
@@ -235,19 +239,17 @@ op_unprovision(struct lr_ctl_op *op, char *err, size_t errlen)
                         "hold %d more (on its driver's record marked "
                         "unknown: a request on %s had no answer) (%s)",
                         op->node[i], left, u->n, unsure,
-                        unsure > 1 ? "them" : "it",
-                        LR_UTF8_CLIP(lost, 280));
+                        unsure > 1 ? "them" : "it", lost);
         else if (left > 0)
             lr_ctl_fail(u->err, sizeof u->err, u->rc, "ROADM %s did not "
                         "answer the removal and, read back, still holds "
                         "%d of the job's %d channels there (%s)",
-                        op->node[i], left, u->n, LR_UTF8_CLIP(lost, 300));
+                        op->node[i], left, u->n, lost);
         else
             lr_ctl_fail(u->err, sizeof u->err, u->rc, "ROADM %s did not "
                         "answer the removal and cannot be read back (%s): "
                         "whether it still holds the job's channels is "
-                        "unknown (%s)", op->node[i], LR_UTF8_CLIP(e, 150),
-                        LR_UTF8_CLIP(lost, 200));
+                        "unknown (%s)", op->node[i], e, lost);
     }
     for (int i = 0; i < op->n_items && !first_err; i++)
         if (op->undo[i].rc)
@@ -398,7 +400,7 @@ op_provision(struct lr_ctl_op *op)
                              unsure > 1 ? "are" : "is",
                              unsure > 1 ? "them" : "it",
                              unsure > 1 ? "them" : "it",
-                             LR_UTF8_CLIP(it->err, 200));
+                             it->err);
         else if (it->rc)
             rc = lr_ctl_fail(op->err, sizeof op->err, EIO, "ROADM %s "
                              "refused the lightpaths: %s", op->node[i],

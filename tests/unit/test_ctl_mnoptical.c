@@ -767,14 +767,17 @@ test_lost_add_unknown_not_held(void)
 
 /* A removal whose answer is lost leaves a rule marked unknown: there it
  * may still be, and the DELETE fails saying so (not "still holds"),
- * with what to do; a DELETE again settles it. */
+ * with what to do; a DELETE again settles it.  The driver's line is
+ * quoted whole, its way out at its end included: lr_ctl_op clipped it
+ * to 280 bytes, and the error ended "marked unknown: delete it ag
+ * [...]". */
 static void
 test_lost_removal_unknown_maybe_held(void)
 {
     struct lr_ctl *c = NULL;
     struct lr_job job;
     struct lr_intent in = intent("maybe");
-    char err[1024];
+    char err[4096];
 
     mno_double_reset();
     CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
@@ -794,6 +797,11 @@ test_lost_removal_unknown_maybe_held(void)
                                        "record marked unknown: a request "
                                        "on it had no answer)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "DELETE it to retry"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "stays on this controller's record, "
+                                       "marked unknown: delete it again (a "
+                                       "refusal to remove a rule the "
+                                       "emulator does not hold counts as "
+                                       "done))"));
     CU_ASSERT_EQUAL(rules_on("r1"), 1);
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "maybe", err, sizeof err), 0);
     CU_ASSERT_EQUAL(dbl.n_rules, 0);
