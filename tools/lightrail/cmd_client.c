@@ -2028,36 +2028,60 @@ reconcile_refused_member(const struct client_reply *r)
 static int server_revision(const struct client_opts *, const char *,
                            char *, size_t);
 
-/* After reconcile_refused_member(): whether the server's YANG library
- * says its lightrail-job is older than the input reinstall (a revision
- * before JOB_REINSTALL_REVISION, or none: a daemon before the library),
- * said then, LR_EXIT_TOO_OLD; LR_EXIT_OK when it is not older (the
- * refusal is the daemon's own, for the caller to print); or the exit
- * code of a library that could not be read, said. */
+/* A feature a lightraild older than its module's revision lacks, and
+ * the words server_older() says that with: "lightraild at SERVER
+ * <lacks> (<module> REV, before <since><why>): <way_out>", or, for a
+ * library that names no revision of 'module', "... (its YANG library
+ * names no <module> revision; <what> came with <since>): <way_out>". */
+struct client_feature {
+    const char *module;     /* the YANG module that brought it */
+    const char *since;      /* the revision of 'module' it came with */
+    const char *lacks;      /* "is older than --reinstall" */
+    const char *why;        /* ": what the older revision has not", or "" */
+    const char *what;       /* "the input 'reinstall'" */
+    const char *way_out;    /* "upgrade it" */
+};
+
+/* Whether the server's YANG library says its revision of f->module is
+ * older than f->since (or names none: a daemon before the library):
+ * said then, LR_EXIT_TOO_OLD; LR_EXIT_OK when it is not older; or the
+ * exit code of a library that could not be read, said by
+ * server_revision(). */
+static int
+server_older(const struct client_opts *o, const struct client_feature *f)
+{
+    char rev[32];
+    int rc = server_revision(o, f->module, rev, sizeof rev);
+    if (rc)
+        return rc;
+    if (rev[0] && strcmp(rev, f->since) >= 0)
+        return LR_EXIT_OK;
+    if (rev[0])
+        lr_cli_err(o->cmd, "lightraild at %s %s (%s %s, before %s%s): %s",
+                   o->server, f->lacks, f->module, rev, f->since, f->why,
+                   f->way_out);
+    else
+        lr_cli_err(o->cmd, "lightraild at %s %s (its YANG library names "
+                   "no %s revision; %s came with %s): %s", o->server,
+                   f->lacks, f->module, f->what, f->since, f->way_out);
+    return LR_EXIT_TOO_OLD;
+}
+
+/* After reconcile_refused_member(): whether the server's lightrail-job
+ * is older than the input reinstall (server_older()). */
 static int
 reconcile_older(const struct client_opts *o)
 {
-    char rev[32];
-    int rc = server_revision(o, "lightrail-job", rev, sizeof rev);
-    if (rc)
-        return rc;
-    if (rev[0] && strcmp(rev, JOB_REINSTALL_REVISION) >= 0)
-        return LR_EXIT_OK;
-    if (rev[0])
-        lr_cli_err(o->cmd, "lightraild at %s is older than --reinstall "
-                   "(lightrail-job %s, before %s: its reconcile has no "
-                   "input 'reinstall'): upgrade it, or reconcile without "
-                   "--reinstall (a restart of lightraild installs an "
-                   "active job's channels again)",
-                   o->server, rev, JOB_REINSTALL_REVISION);
-    else
-        lr_cli_err(o->cmd, "lightraild at %s is older than --reinstall "
-                   "(its YANG library names no lightrail-job revision; "
-                   "the input 'reinstall' came with %s): upgrade it, or "
-                   "reconcile without --reinstall (a restart of "
-                   "lightraild installs an active job's channels again)",
-                   o->server, JOB_REINSTALL_REVISION);
-    return LR_EXIT_TOO_OLD;
+    static const struct client_feature reinstall = {
+        .module = "lightrail-job", .since = JOB_REINSTALL_REVISION,
+        .lacks = "is older than --reinstall",
+        .why = ": its reconcile has no input 'reinstall'",
+        .what = "the input 'reinstall'",
+        .way_out = "upgrade it, or reconcile without --reinstall (a "
+                   "restart of lightraild installs an active job's "
+                   "channels again)",
+    };
+    return server_older(o, &reinstall);
 }
 
 /* POST the reconcile operation (its input's dry-run and reinstall,
@@ -2219,27 +2243,18 @@ server_revision(const struct client_opts *o, const char *name, char *rev,
 /* A state without a device list: a lightraild that has no ROADM (RFC
  * 7951 leaves an empty list out), or one older than the list, which an
  * empty table would pass off as the first.  The YANG library tells
- * them apart: LR_EXIT_OK for the first, else LR_EXIT_TOO_OLD (or the
- * exit code of a server that cannot be reached), said. */
+ * them apart (server_older()): LR_EXIT_OK for the first, else
+ * LR_EXIT_TOO_OLD (or the exit code of a server that cannot be
+ * reached), said. */
 static int
 devices_listed_by(const struct client_opts *o)
 {
-    char rev[32];
-    int rc = server_revision(o, "lightrail-state", rev, sizeof rev);
-    if (rc)
-        return rc;
-    if (rev[0] && strcmp(rev, STATE_DEVICES_REVISION) >= 0)
-        return LR_EXIT_OK;
-    if (rev[0])
-        lr_cli_err(o->cmd, "lightraild at %s does not report its ROADMs' "
-                   "health (lightrail-state %s, before %s): upgrade it",
-                   o->server, rev, STATE_DEVICES_REVISION);
-    else
-        lr_cli_err(o->cmd, "lightraild at %s does not report its ROADMs' "
-                   "health (its YANG library names no lightrail-state "
-                   "revision; the device list came with %s): upgrade it",
-                   o->server, STATE_DEVICES_REVISION);
-    return LR_EXIT_TOO_OLD;
+    static const struct client_feature devices = {
+        .module = "lightrail-state", .since = STATE_DEVICES_REVISION,
+        .lacks = "does not report its ROADMs' health", .why = "",
+        .what = "the device list", .way_out = "upgrade it",
+    };
+    return server_older(o, &devices);
 }
 
 /* GET the state's device list and show it (all, or o->args[0]). */
