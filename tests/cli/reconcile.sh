@@ -168,7 +168,8 @@ check_store "lightrail-check: store and devices agree"
 
 # A fake lightraild on 127.0.0.1, plain HTTP, stopped by its PID,
 # whose YANG library is the real daemon's above with lightrail-job at
-# REV ("none": no library, a 404, as a daemon before it had one): a
+# REV ("none": no library, a 404, as a daemon before it had one;
+# "closed": its GET unanswered, the connection closed; "401": refused): a
 # plain reconcile is answered; one with reinstall gets the 400 a daemon
 # before that input gives a member its input does not have (error-tag
 # invalid-value, error-path the operation's node, libyang's sentence;
@@ -203,6 +204,12 @@ class H(Handler):
                 "module-set-id": "1", "module": [
                     {"name": "lightrail-job", "revision": "2026-12-06",
                      "namespace": "urn:x", "conformance-type": "implement"}]}})
+        elif self.path == LIB_PATH and rev == "closed":
+            # No answer: the connection closed before any (curl's
+            # empty reply), as a daemon gone between the two requests.
+            self.close_connection = True
+        elif self.path == LIB_PATH and rev == "401":
+            self.reply(401)
         elif self.path == LIB_PATH and rev != "none":
             self.reply(200, LIB)
         else:
@@ -261,6 +268,16 @@ if command -v python3 > /dev/null; then
         && ! grep -q "older" "$tmp/err" \
         && ok "reconcile --reinstall, a library that is no RFC 8525 one: cannot tell, the 400 printed, not called older" \
         || notok "reconcile --reinstall, an RFC 7895 library: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    # A library that cannot be read, its GET unanswered or refused:
+    # said, the 400 printed after it, and the exit code the 400's, 2
+    # (docs/southbound.md, --help), not the 6 or the 5 of that GET.
+    for lib in closed 401; do
+        fake_reconcile $lib --reinstall
+        [ "$RC" = 2 ] && grep -q '400: .*Node "reinstall" not found' "$tmp/err" \
+            && [ "$(wc -l < "$tmp/err")" -ge 2 ] && ! grep -q "older" "$tmp/err" \
+            && ok "reconcile --reinstall, the library's GET $lib: said, the 400 printed, exit 2" \
+            || notok "reconcile --reinstall, the library's GET $lib: exit $RC: $(cat "$tmp/out" "$tmp/err")"
+    done
     fake_reconcile 2026-12-06+leaf --reinstall
     [ "$RC" = 2 ] && grep -q "400: /lightrail-job:reconcile/dry-run: invalid value" "$tmp/err" \
         && ! grep -q "older" "$tmp/err" \

@@ -269,7 +269,9 @@ client_usage(FILE *f, enum client_cmd c)
 "daemon could not read or repair a device (its message says which; the\n"
 "lines of the other devices, and what was done there, still follow);\n"
 "7 --reinstall and lightraild is older than it (lightrail-job before\n"
-"2026-12-07: its reconcile refuses the input): upgrade it.\n");
+"2026-12-07: its reconcile refuses the input): upgrade it.  Its YANG\n"
+"library, asked then, not read (timed out, connection refused, 401,\n"
+"403, 503: said, the 400 printed after it): the 400's 2, not 6 or 5.\n");
     else if (c == C_DEVICES)
         fprintf(f,
 "usage: lightrail devices [NAME] [OPTIONS]\n"
