@@ -83,74 +83,19 @@ fi
 # the one DP thread; B's STEP waits behind it.  Before, B's STEP ran
 # once A's ended, within the agent's 1 s or not: B was told nothing
 # until then, or (A or B's DP past the 1 s) closed with no word, and the
-# agent's exit waited for B's DP too.
+# agent's exit waited for B's DP too.  B is told at once, not after A's
+# DP: A's answer is still to come, or (A's STEP not yet started by the
+# thread at the signal, as under valgrind, and at -O2 in CI on
+# 2026-12-07) A is told so too, and the agent counts 2 taken back
+# (tests/cli/agent_term.py).
 if lr_sanitized; then QL=64 QD=256; else QL=128 QD=1024; fi
 agent_file big $QD 125 0.40 32 300 dc2
 start_agent queued "$A/big.json" --max-step-cells 0 --threads 1 \
     --record "$A/queued.rec" || { notok "agent did not start"; lr_summary; exit; }
 QPID=$APID
-PYTHONPATH="$srcdir/tests/cli" python3 - "$C" "$APORT" "$A/queued.rec" $QPID \
-    $QL > "$tmp/queued.out" 2>&1 <<'PY'
-import os, signal, ssl, struct, sys, time
-from agentwire import ERROR, OK, STEP, Checks, answer_pending, connect, \
-    frame, job, read_frame
-certs, port, record, pid, layers = sys.argv[1:6]
-layers = int(layers)
-checks = Checks()
-step = struct.pack(">IBHHiiddI", 1, 0, 1, 0, 0, layers - 1, 0.0, 0.0, 0)
-a = connect(certs, port, "dc2", "coordinator", timeout=300)
-b = connect(certs, port, "dc2", "coordinator", timeout=300,
-            suppress_ragged_eofs=False)
-checks.expect("A: JOB", job(a, layers), OK)
-checks.expect("B: JOB", job(b, layers), OK)
-
-
-def steps_recorded(n):
-    """Waits until the agent has decoded n STEPs (RECORD has them)."""
-    until = time.time() + 60
-    while time.time() < until and \
-            open(record).read().count('"type":"step"') < n:
-        time.sleep(0.02)
-
-
-# A's STEP decoded (pushed to the thread) before B's is sent: sent
-# together, the agent may read B's first.
-a.sendall(frame(STEP, 7, step))
-steps_recorded(1)
-b.sendall(frame(STEP, 8, step))
-steps_recorded(2)
-os.kill(int(pid), signal.SIGTERM)
-try:
-    t, ident, payload = read_frame(b)
-    got = (t if ident == 0 else f"{t} of id {ident}", payload)
-except (EOFError, OSError) as e:
-    got = (None, repr(e).encode())
-checks.expect("B, its STEP queued: told the agent shuts down, not answered",
-              got, ERROR, says="closed: the agent is shutting down (SIGTERM)")
-# B was told at once, not after A's DP: A's answer is still to come,
-# or (A's STEP not yet started by the thread at the signal, as under
-# valgrind, and at -O2 in CI on 2026-12-07) A was told so too, and the
-# agent counts 2 taken back.
-if answer_pending(a):
-    print("ok: B told while A's STEP still holds the DP thread")
-else:
-    try:
-        t, ident, _ = read_frame(a)
-    except (EOFError, OSError) as e:
-        t, ident = repr(e), None
-    if t == ERROR and ident == 0:
-        print("ok: B told, and A, its STEP not started either, told too")
-    else:
-        checks.failed = True
-        print(f"FAIL: A answered {t} (id {ident}) before B was told")
-try:
-    rest = b.recv(1)
-    got = ("eof" if rest == b"" else None, rest)
-except (OSError, ssl.SSLError) as e:
-    got = (None, repr(e).encode())
-checks.expect("B: then the TLS close_notify", got, "eof")
-sys.exit(1 if checks.failed else 0)
-PY
+PYTHONPATH="$srcdir/tests/cli" python3 "$srcdir/tests/cli/agent_term.py" \
+    "$C" "$APORT" dc2 coordinator $QPID "$A/queued.rec" $QL \
+    > "$tmp/queued.out" 2>&1
 st=$?
 if [ $st = 0 ] && exits_within $QPID 600 && [ "$STATUS" = 0 ] &&
    grep -q "stopping (SIGTERM): \([12]\) connection(s) told so (\1 with its request queued, not run)" "$A/queued.log" &&
