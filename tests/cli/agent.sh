@@ -1290,9 +1290,9 @@ for s in socks:
     stop_agent $BIGPID
     st=$?
     wait $PY
-    if [ $st -eq 0 ] && grep -q "signal 15: stopping (SIGTERM): [12] connection(s) told so ([12] with its request queued, not run)" "$A/bigterm.log" &&
-       grep -q "stopped: [12] queued request(s) dropped unrun" "$A/bigterm.log"; then
-        ok "SIGTERM with a STEP running and two queued: exit 0, $(grep -o '[12] queued request(s) dropped unrun' "$A/bigterm.log")"
+    if [ $st -eq 0 ] && grep -q "signal 15: stopping (SIGTERM): \([12]\) connection(s) told so (\1 with its request queued, not run)" "$A/bigterm.log" &&
+       grep -q "stopped: \([12]\) request(s) never run: \1 taken back at the signal (their connections told so), 0 dropped unrun at the exit$" "$A/bigterm.log"; then
+        ok "SIGTERM with a STEP running and two queued: exit 0, $(grep -o '[12] taken back at the signal' "$A/bigterm.log")"
     else
         notok "SIGTERM during STEPs: exit $st: $(tail -3 "$A/bigterm.log")"
     fi

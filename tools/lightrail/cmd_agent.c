@@ -307,8 +307,12 @@ struct agent {
     struct conn *conns;
     struct lr_worker *workers[AGENT_MAX_THREADS];
     int n_workers;
-    /* The workers are being freed: requests still queued are dropped
-     * unrun (read by the workers); 'dropped' counts them. */
+    /* Requests taken back unrun at SIGTERM or SIGINT, their
+     * connections told so (agent_leave(); the loop's). */
+    int taken;
+    /* The workers are being freed: requests still queued, not taken
+     * back, are dropped unrun (read by the workers); 'dropped' counts
+     * them.  Each request never run is in one of the two counts. */
     atomic_bool stopping;
     atomic_int dropped;
     /* The loop's buffers: a request is decoded into them, and answered
@@ -1164,9 +1168,12 @@ conn_work_run(void *arg)
     const struct lr_wire_msg *m = &c->req;
     struct lr_cdynp_party *p = c->party;
     int queued = 1;
-    if (!atomic_compare_exchange_strong(&c->queued, &queued, 0)
-        || atomic_load(&c->a->stopping)) {
-        /* Taken back at SIGTERM (conn_unqueue()), or the agent stops. */
+    if (!atomic_compare_exchange_strong(&c->queued, &queued, 0)) {
+        /* Taken back at SIGTERM (conn_unqueue()), counted there. */
+        c->rc = ECANCELED;
+        return;
+    }
+    if (atomic_load(&c->a->stopping)) {
         atomic_fetch_add(&c->a->dropped, 1);
         c->rc = ECANCELED;   /* its answer is dropped too */
         return;
@@ -2297,6 +2304,7 @@ agent_leave(evutil_socket_t sig, short what, void *arg)
          "its request queued, not run), %d once their request is "
          "answered (within %d s)", (int) sig, name, told, unrun, waiting,
          AGENT_LEAVE_S);
+    a->taken += unrun;
     if (!a->conns) {
         event_base_loopexit(a->base, NULL);
         return;
@@ -2891,14 +2899,20 @@ lr_cmd_agent(int argc, char **argv)
 cleanup:
     /* The workers first: a request still running ends and its answer
      * is dropped (conn_work_done), those still queued are dropped unrun
-     * (conn_work_run).  Then the store: the saves queued are written,
-     * their answers dropped (conn_saved); then no connection is busy. */
+     * (conn_work_run; those taken back at the signal are skipped).  Then
+     * the store: the saves queued are written, their answers dropped
+     * (conn_saved); then no connection is busy. */
     atomic_store(&a.stopping, true);
     for (int i = 0; i < a.n_workers; i++)
         lr_worker_free(a.workers[i]);
-    if (atomic_load(&a.dropped))
-        alog(&a, "stopped: %d queued request(s) dropped unrun",
-             atomic_load(&a.dropped));
+    /* One line, each request never run counted once: before, those
+     * taken back at the signal were counted again here, as "dropped
+     * unrun", after the signal's line had said them told. */
+    int dropped = atomic_load(&a.dropped);
+    if (a.taken || dropped)
+        alog(&a, "stopped: %d request(s) never run: %d taken back at the "
+             "signal (their connections told so), %d dropped unrun at the "
+             "exit", a.taken + dropped, a.taken, dropped);
     if (lr_agent_store_pending(a.store))
         alog(&a, "stopping: writing %d save(s) of the reservations",
              lr_agent_store_pending(a.store));
