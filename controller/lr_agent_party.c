@@ -108,6 +108,10 @@ struct agent_party {
     bool plain_hello;
     uint32_t plain_job;
     double plain_at, revision_retry;
+    /* How long lr_agent_plan() waits for the agent to accept again
+     * after its goodbye (lr_agent_party_set_restart_wait; 0: one try,
+     * no wait). */
+    double restart_wait;
     /* The connection was up when the job was set (kept from the last
      * job) and has answered nothing since: ensure_hello() looks whether
      * the agent closed it (drop_if_stale()) right before the job's
@@ -1588,6 +1592,7 @@ lr_agent_party_new(const char *address, int port, const char *expected_name,
     snprintf(ap->name, sizeof ap->name, "%s", expected_name);
     ap->timeout = timeout_s;
     ap->revision_retry = LR_AGENT_REVISION_RETRY_S;
+    ap->restart_wait = LR_AGENT_RESTART_WAIT_S;
     if (crl && !*crl)
         crl = NULL;
     if (crl && strlen(crl) >= sizeof ap->crl) {
@@ -1922,34 +1927,22 @@ plan_once(const struct lr_cluster *cl, struct lr_cdynp_party *const *parties,
     return rc;
 }
 
-/* How long, in seconds, lr_agent_plan() waits for an agent that said
- * it was shutting down (its goodbye on SIGTERM, ESHUTDOWN: cmd_agent.c's
- * conn_goodbye()) to accept a connection again before the plan is run
- * again.  Why 3 s: the agent exits within 1 s of the signal
- * (cmd_agent.c's AGENT_LEAVE_S), `systemctl restart` starts it again
- * as soon as it has exited, and it listens once it has read its
- * certificates and state file, a matter of milliseconds on a sound
- * host; so an agent restarted is back well within it,
- * and an agent stopped for good costs the plan 3 s more before it fails
- * as unreachable, never more than the plan's budget.  Not longer: the
- * coordinator's plan (and lightraild's job) waits meanwhile, and an
- * operator who stops an agent for longer is told by the failure to
- * plan again once it is back. */
-#define AP_RESTART_WAIT_S 3.0
 
 /* After the agent's goodbye (ESHUTDOWN, its failure cleared): connects
- * until it accepts, within AP_RESTART_WAIT_S and the plan's budget, a
+ * until it accepts, within ap->restart_wait and the plan's budget, a
  * refusal (ECONNREFUSED: its listener closed, not yet open again) tried
  * again 0.1 s later, then 0.2, 0.4, 0.8, 1 s at most between tries.
  * Another failure (a timeout, a handshake refused), or the time out:
  * that failure stays, sticky, for the run again to report (lr_agent_plan()
  * says the goodbye before it).  Until 2026-12-07, later, the run again
  * connected at once, and an agent restarted by systemd was found
- * refusing. */
+ * refusing.  With no wait (lightraild's event loop planning: a nap
+ * here stops the daemon), one try: a refusal fails at once, saying so.
+ * Until 2026-12-07, later, the loop napped up to 3 s too. */
 static void
 await_restart(struct agent_party *ap)
 {
-    double end = now_s() + AP_RESTART_WAIT_S;
+    double end = now_s() + ap->restart_wait;
     if (ap->plan_deadline > 0 && ap->plan_deadline < end)
         end = ap->plan_deadline;
     double pause = 0.1;
@@ -1958,9 +1951,15 @@ await_restart(struct agent_party *ap)
         double left = end - now_s();
         if (left <= 0) {
             size_t at = strlen(ap->why);
-            snprintf(ap->why + at, sizeof ap->why - at, " (tried for %.1f s "
-                     "after it said it was shutting down: plan again once "
-                     "it is started again)", now_s() - start);
+            if (ap->restart_wait > 0)
+                snprintf(ap->why + at, sizeof ap->why - at, " (tried for "
+                         "%.1f s after it said it was shutting down: plan "
+                         "again once it is started again)", now_s() - start);
+            else
+                snprintf(ap->why + at, sizeof ap->why - at, " (tried once "
+                         "after it said it was shutting down, not waited "
+                         "for: a plan on lightraild's event loop does not "
+                         "wait; plan again once it is started again)");
             return;
         }
         clear_failure(ap);
@@ -2080,6 +2079,12 @@ void
 lr_agent_party_set_revision_retry(struct lr_cdynp_party *p, double seconds)
 {
     ap_of(p)->revision_retry = seconds > 0 ? seconds : 0;
+}
+
+void
+lr_agent_party_set_restart_wait(struct lr_cdynp_party *p, double seconds)
+{
+    ap_of(p)->restart_wait = seconds > 0 ? seconds : 0;
 }
 
 void

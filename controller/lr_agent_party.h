@@ -161,8 +161,9 @@ void lr_agent_parties_connect(struct lr_cdynp_party *const *parties, int n);
  * "; in the run before: " and those notes.
  * An agent that said it was shutting down (its goodbye on SIGTERM,
  * ESHUTDOWN) is connected to again until it accepts, within 3 s and
- * the budget, before the plan is run again: one restarted meanwhile
- * serves it; one still down fails it as "agent DC unreachable: connect
+ * the budget (lr_agent_party_set_restart_wait(): one try, no wait, on
+ * lightraild's event loop), before the plan is run again: one
+ * restarted meanwhile serves it; one still down fails it as "agent DC unreachable: connect
  * to ADDR port P: Connection refused (tried for 3.0 s after it said it
  * was shutting down: plan again once it is started again); in the run
  * before: ..." (ECONNREFUSED).
@@ -219,6 +220,30 @@ int lr_agent_plan(const struct lr_cluster *cl,
 #define LR_AGENT_REVISION_RETRY_S 3600
 void lr_agent_party_set_revision_retry(struct lr_cdynp_party *,
                                        double seconds);
+
+/* How long, in seconds, lr_agent_plan() waits for an agent that said
+ * it was shutting down (its goodbye on SIGTERM, ESHUTDOWN: cmd_agent.c's
+ * conn_goodbye()) to accept a connection again before the plan is run
+ * again, a refusal tried again 0.1, 0.2, 0.4, 0.8, then 1 s later.  Why
+ * 3 s: the agent exits within 1 s of the signal (cmd_agent.c's
+ * AGENT_LEAVE_S), `systemctl restart` starts it again as soon as it has
+ * exited, and it listens once it has read its certificates and state
+ * file, a matter of milliseconds on a sound host; so an agent restarted
+ * is back well within it, and an agent stopped for good costs the plan
+ * 3 s more before it fails as unreachable, never more than the plan's
+ * budget.  Not longer: the coordinator's plan (and lightraild's job)
+ * waits meanwhile, and an operator who stops an agent for longer is
+ * told by the failure to plan again once it is back.
+ * LR_AGENT_RESTART_WAIT_S unless lr_agent_party_set_restart_wait() says
+ * otherwise: 0 for a plan on lightraild's event loop
+ * (lr_ctl_plan_with_agents()), which a wait would stop (RESTCONF,
+ * timers): one try, a refusal failing the plan at once as "...:
+ * Connection refused (tried once after it said it was shutting down,
+ * not waited for: a plan on lightraild's event loop does not wait; plan
+ * again once it is started again); in the run before: ...". */
+#define LR_AGENT_RESTART_WAIT_S 3.0
+void lr_agent_party_set_restart_wait(struct lr_cdynp_party *,
+                                     double seconds);
 
 /* What a whole lr_agent_plan() may take, in seconds from its start, on
  * top of each exchange's timeout (0, the default: no bound).  An

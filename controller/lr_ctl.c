@@ -790,8 +790,8 @@ admit(struct lr_ctl *c, const struct lr_model *model, struct lr_job *job,
         } else {
             lr_ctl_settle_before_plan(c);
             v = lr_ctl_plan_with_agents(c->cluster, c->agent, tm,
-                                        c->cdynp_step, c->cdynp_beam, res,
-                                        plan, why, sizeof why);
+                                        c->cdynp_step, c->cdynp_beam, true,
+                                        res, plan, why, sizeof why);
         }
         if (v != LR_TM_OK) {
             job->phase = LR_JOB_BLOCKED;
@@ -1215,8 +1215,10 @@ lr_ctl_plan_run(struct lr_ctl_plan *p)
 {
     if (p->agents) {
         p->key.why = lr_ctl_plan_with_agents(p->cluster, p->agent, p->tm,
-                                             p->step, p->beam, &p->res,
-                                             &p->key.plan, p->why,
+                                             p->step, p->beam,
+                                             pthread_equal(pthread_self(),
+                                                           p->owner),
+                                             &p->res, &p->key.plan, p->why,
                                              sizeof p->why);
         if (p->key.why == LR_TM_OK) {
             p->commit_rc = lr_ctl_commit_chain(p->agent, p->cluster, &p->res,
@@ -1289,6 +1291,7 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     p->network_gen = c->network_gen;
     p->step = c->cdynp_step;
     p->beam = c->cdynp_beam;
+    p->owner = pthread_self();
     struct lr_ctl_op *o = calloc(1, sizeof *o);
     if (!o) {
         lr_ctl_plan_free(p);

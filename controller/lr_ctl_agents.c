@@ -32,15 +32,19 @@
  * old for some runs (lr_agent_plan()).  'step' is the local DCs' device
  * step, 'beam' the chain search's width (lr_cdynp_options).  Reads
  * nothing of the controller:
- * it runs on the loop (admit) or on the planner's thread
- * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  The
+ * it runs on the loop (admit, 'on_loop') or on the planner's thread
+ * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  On the
+ * loop an agent that says it is shutting down is not waited for
+ * (lr_agent_party_set_restart_wait(): a wait would stop the daemon);
+ * on the planner's thread it is, LR_AGENT_RESTART_WAIT_S at most.  The
  * agents keep 'tm' as their job's (lr_agent_party_set_job): it must
  * outlive their COMMIT. */
 enum lr_tm_why
 lr_ctl_plan_with_agents(const struct lr_cluster *cl,
                         struct lr_cdynp_party *const *agent,
                         const struct lr_tm *tm, int step, int beam,
-                        struct lr_cdynp_result *res, struct lr_plan *plan,
+                        bool on_loop, struct lr_cdynp_result *res,
+                        struct lr_plan *plan,
                         char *why, size_t len)
 {
     struct lr_cdynp_party *parties[LR_TM_MAX_DCS] = { NULL };
@@ -54,6 +58,8 @@ lr_ctl_plan_with_agents(const struct lr_cluster *cl,
         if (agent[k]) {
             parties[k] = agent[k];
             lr_agent_party_set_job(parties[k], tm);
+            lr_agent_party_set_restart_wait(parties[k], on_loop ? 0
+                                            : LR_AGENT_RESTART_WAIT_S);
         } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
             goto cleanup;
         } else {

@@ -219,6 +219,10 @@ struct lr_ctl_plan {
     unsigned long network_gen;        /* c->network_gen when begun */
     int step;                         /* c->cdynp_step */
     int beam;                         /* c->cdynp_beam */
+    /* The thread that began it (the loop's): run there too (no memory
+     * to queue it for the planner), it does not wait for an agent's
+     * restart (lr_ctl_plan_with_agents()). */
+    pthread_t owner;
     /* With the agents: */
     bool agents;
     char name[LR_JOB_NAME_MAX];       /* the intent's */
@@ -313,7 +317,8 @@ void lr_ctl_unbook_lightpaths(struct lr_ctl *, const struct lr_job *);
 enum lr_tm_why lr_ctl_plan_with_agents(const struct lr_cluster *,
                                        struct lr_cdynp_party *const *agent,
                                        const struct lr_tm *, int step,
-                                       int beam, struct lr_cdynp_result *,
+                                       int beam, bool on_loop,
+                                       struct lr_cdynp_result *,
                                        struct lr_plan *, char *why,
                                        size_t len);
 int lr_ctl_commit_chain(struct lr_cdynp_party *const agent[],

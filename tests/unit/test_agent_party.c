@@ -1104,6 +1104,9 @@ static bool op_count;
  * (cmd_agent.c's peer_at_limit(): an ERROR of id 0, EUSERS, closed). */
 static int op_refuse_from;
 static double op_timeout = 30;    /* s, the coordinator's party's */
+/* When >= 0, the party's wait for an agent's restart after its goodbye
+ * (lr_agent_party_set_restart_wait(); 0: a plan on lightraild's loop). */
+static double op_restart_wait = -1;
 /* The protocol revision the fake speaks (lr_cdynp_wire.h): 0, the
  * fake's before 2026-12-07 (a HELLO's revision ignored, HELLO_OK naming
  * none: the coordinator plans at revision 1); 1, an agent from before
@@ -1528,6 +1531,8 @@ plan_old(uint64_t seed, int mode, enum lr_tm_why *verdict, char *why,
     for (int k = 1; k < tm->n_dcs; k++)
         made &= (parties[k] = lr_cdynp_local_party_new(tm, k)) != NULL;
     CU_ASSERT(made);
+    if (made && op_restart_wait >= 0)
+        lr_agent_party_set_restart_wait(parties[0], op_restart_wait);
     if (!made) {
         fk_stop(&f);
         return -1;
@@ -1751,6 +1756,32 @@ test_closed_mid_plan(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(why, " s after it said it was shutting "
                                        "down: plan again once it is started "
                                        "again); in the run before: agent "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, GOODBYE));
+
+    /* ... and planned on lightraild's event loop (no wait: a wait would
+     * stop the daemon), the agent started again 2 s later, within
+     * LR_AGENT_RESTART_WAIT_S: tried once, refused, the plan failed at
+     * once with the goodbye and the hint.  Until 2026-12-07, later, the
+     * loop waited too and the plan was found (rc 0). */
+    op_restart_wait = 0;
+    fk_restart_ms = 2000;
+    rc = plan_old(3699, 2, &verdict, why, sizeof why, res, &closes,
+                  &connected);
+    fk_restart_ms = 300;
+    op_restart_wait = -1;
+    if (rc != ECONNREFUSED)
+        fprintf(stderr, "on the loop: rc %d: %s\n", rc, why);
+    CU_ASSERT_EQUAL(rc, ECONNREFUSED);
+    snprintf(want, sizeof want, "agent %s unreachable: connect to 127.0.0.1 "
+             "port ", dc0);
+    CU_ASSERT(!strncmp(why, want, strlen(want)));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, ": Connection refused (tried once "
+                                       "after it said it was shutting "
+                                       "down, not waited for: a plan on "
+                                       "lightraild's event loop does not "
+                                       "wait; plan again once it is "
+                                       "started again); in the run "
+                                       "before: agent "));
     CU_ASSERT_PTR_NOT_NULL(strstr(why, GOODBYE));
 
     /* Closed in every run: the first and LR_AGENT_PLAN_RETRIES more;
