@@ -516,21 +516,44 @@ fk_begin(void)
     return true;
 }
 
-/* HELLO answered, then the agent closes the connection (as it does to
- * one idle for 600 s, or when it restarts); a second connection gets
- * RELEASE answered. */
+/* The goodbye of an agent stopped by SIGTERM (cmd_agent.c's
+ * conn_goodbye()), an ERROR of id 0 (ESHUTDOWN) with these words. */
+#define GOODBYE "closed: the agent is shutting down (SIGTERM): connect " \
+                "again once it is back: closing"
+
+/* A fake agent's first connection in the tests of a connection the agent
+ * closed while idle: HELLO answered, then the close, noted to the test
+ * (fk_note): with 'goodbye' NULL, a TLS close_notify and a TCP shutdown
+ * (its idle timeout, a restart); else, with the connection idle, that
+ * ERROR of id 0 (ESHUTDOWN) and a close_notify, the rest read until the
+ * coordinator closes (a stopping agent's). */
 static void
-script_close_then_release(struct fk_conn *c)
+fk_hello_then_close(struct fk_conn *c, const char *goodbye)
 {
     struct lr_wire_msg m;
-    if (c->index == 0) {
-        if (fk_read(c, &m) && m.type == LR_WIRE_HELLO)
-            fk_hello_ok(c, m.id);
+    if (fk_read(c, &m) && m.type == LR_WIRE_HELLO)
+        fk_hello_ok(c, m.id);
+    if (!goodbye) {
         SSL_shutdown(c->ssl);
         shutdown(c->fd, SHUT_RDWR);
         fk_note(c);
         return;
     }
+    struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = ESHUTDOWN };
+    snprintf(a.text, sizeof a.text, "%s", goodbye);
+    fk_send(c, &a, 0, 0);
+    SSL_shutdown(c->ssl);
+    fk_note(c);
+    while (fk_read(c, &m))
+        continue;
+}
+
+/* A fake agent's connection after such a close (the agent there, or
+ * started again): HELLO and RELEASE answered. */
+static void
+fk_serve_release(struct fk_conn *c)
+{
+    struct lr_wire_msg m;
     while (fk_read(c, &m)) {
         if (m.type == LR_WIRE_HELLO) {
             fk_hello_ok(c, m.id);
@@ -539,6 +562,18 @@ script_close_then_release(struct fk_conn *c)
             fk_send(c, &a, 0, 0);
         }
     }
+}
+
+/* HELLO answered, then the agent closes the connection (as it does to
+ * one idle for 600 s, or when it restarts); a second connection gets
+ * RELEASE answered. */
+static void
+script_close_then_release(struct fk_conn *c)
+{
+    if (c->index == 0)
+        fk_hello_then_close(c, NULL);
+    else
+        fk_serve_release(c);
 }
 
 /* A RELEASE long after the last job (a job that lived past the agent's
@@ -563,29 +598,16 @@ test_release_after_agent_closed(void)
     fk_stop(&f);
 }
 
-/* The goodbye of an agent stopped by SIGTERM (cmd_agent.c's
- * conn_goodbye()): HELLO answered, then, with the connection idle, an
- * ERROR of id 0 and a TLS close_notify; a second connection gets HELLO
- * and RELEASE answered (the agent started again). */
-#define GOODBYE "closed: the agent is shutting down (SIGTERM): connect " \
-                "again once it is back: closing"
+/* The goodbye of an agent stopped by SIGTERM on the first connection,
+ * idle after HELLO; a second connection gets HELLO and RELEASE answered
+ * (the agent started again). */
 static void
 script_goodbye(struct fk_conn *c)
 {
-    struct lr_wire_msg m;
-    if (c->index == 0) {
-        if (fk_read(c, &m) && m.type == LR_WIRE_HELLO)
-            fk_hello_ok(c, m.id);
-        struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = ESHUTDOWN };
-        snprintf(a.text, sizeof a.text, "%s", GOODBYE);
-        fk_send(c, &a, 0, 0);
-        SSL_shutdown(c->ssl);
-        fk_note(c);
-        while (fk_read(c, &m))
-            continue;
-        return;
-    }
-    script_close_then_release(c);
+    if (c->index == 0)
+        fk_hello_then_close(c, GOODBYE);
+    else
+        fk_serve_release(c);
 }
 
 /* An agent's goodbye on a connection kept idle is its close, said in
