@@ -384,6 +384,9 @@ struct daemon {
      * more rather than not at all. */
     time_t crl_judged;
     time_t crl_asked;             /* on_crl_next()'s or on_sighup()'s */
+    /* A judgment refused as the agents were busy (EBUSY) was said, and
+     * the timer asks again: said once until one is made. */
+    bool crl_busy_said;
     struct nb_app *app;           /* the northbound's, for reloads */
     const char *policy;           /* ppo-policy, or NULL */
     bool crl;                     /* coordinator/crl configured */
@@ -591,14 +594,28 @@ on_crl_next(evutil_socket_t fd, short what, void *arg)
  * to judge.  Not judged (rc not 0; ENOENT: no coordinator, so no
  * connection and no timer), the span is folded anew without marking
  * the connections judged: until 2026-12-07 a failed judgment counted
- * as one, and a CRL gone stale was not judged again. */
+ * as one, and a CRL gone stale was not judged again.  The agents busy
+ * (EBUSY: lent to a plan), the timer asks again within a second until
+ * they are free: one warning for that episode, and a line once they
+ * are judged (before, a warning a second).  Not met today:
+ * nb_restconf keeps a judgment the busy agents refuse due until the
+ * planner hands them back, and passes EBUSY on only with no planner
+ * thread, which lightraild always has (main()); kept sane for a loop
+ * that would. */
 static void
 on_tls_rechecked(void *arg, int rc, const char *report, const char *err)
 {
     struct daemon *d = arg;
-    if (rc && rc != ENOENT)
+    /* EBUSY again: said when this episode began. */
+    if (rc && rc != ENOENT && !(rc == EBUSY && d->crl_busy_said))
         lr_log(LR_LOG_WARN, "the agents' connections are not judged "
-               "again (a CRL gone stale, a certificate expired): %s", err);
+               "again (a CRL gone stale, a certificate expired): %s%s",
+               err, rc == EBUSY ? "; asked again each second, said "
+               "once judged" : "");
+    if (rc == 0 && d->crl_busy_said)
+        lr_log(LR_LOG_INFO, "the agents' connections are judged again, "
+               "the agents free");
+    d->crl_busy_said = rc == EBUSY;
     for (const char *line = report; *line;) {
         const char *end = strchr(line, '\n');
         int n = end ? (int) (end - line) : (int) strlen(line);
