@@ -521,18 +521,25 @@ fk_begin(void)
 #define GOODBYE "closed: the agent is shutting down (SIGTERM): connect " \
                 "again once it is back: closing"
 
-/* A fake agent's first connection in the tests of a connection the agent
- * closed while idle: HELLO answered, then the close, noted to the test
- * (fk_note): with 'goodbye' NULL, a TLS close_notify and a TCP shutdown
- * (its idle timeout, a restart); else, with the connection idle, that
- * ERROR of id 0 (ESHUTDOWN) and a close_notify, the rest read until the
- * coordinator closes (a stopping agent's). */
+/* A fake agent's connection in the tests of a connection the agent
+ * closed while idle: its first 'requests' requests answered (HELLO, and
+ * RELEASE with OK), then the close, noted to the test (fk_note): with
+ * 'goodbye' NULL, a TLS close_notify and a TCP shutdown (its idle
+ * timeout, a restart); else, with the connection idle, that ERROR of id
+ * 0 (ESHUTDOWN) and a close_notify, the rest read until the coordinator
+ * closes (a stopping agent's). */
 static void
-fk_hello_then_close(struct fk_conn *c, const char *goodbye)
+fk_answer_then_close(struct fk_conn *c, int requests, const char *goodbye)
 {
     struct lr_wire_msg m;
-    if (fk_read(c, &m) && m.type == LR_WIRE_HELLO)
-        fk_hello_ok(c, m.id);
+    for (int n = 0; n < requests && fk_read(c, &m); n++) {
+        if (m.type == LR_WIRE_HELLO) {
+            fk_hello_ok(c, m.id);
+        } else if (m.type == LR_WIRE_RELEASE) {
+            struct lr_wire_msg a = { .type = LR_WIRE_OK, .id = m.id };
+            fk_send(c, &a, 0, 0);
+        }
+    }
     if (!goodbye) {
         SSL_shutdown(c->ssl);
         shutdown(c->fd, SHUT_RDWR);
@@ -571,7 +578,7 @@ static void
 script_close_then_release(struct fk_conn *c)
 {
     if (c->index == 0)
-        fk_hello_then_close(c, NULL);
+        fk_answer_then_close(c, 1, NULL);
     else
         fk_serve_release(c);
 }
@@ -605,9 +612,65 @@ static void
 script_goodbye(struct fk_conn *c)
 {
     if (c->index == 0)
-        fk_hello_then_close(c, GOODBYE);
+        fk_answer_then_close(c, 1, GOODBYE);
     else
         fk_serve_release(c);
+}
+
+/* Two closes of connections kept idle: the first connection's HELLO
+ * answered, then closed with no word (an idle timeout); the second's
+ * HELLO and a RELEASE answered, then the goodbye of a stopping agent;
+ * the third serves HELLO and RELEASE. */
+static void
+script_two_closes(struct fk_conn *c)
+{
+    if (c->index == 0)
+        fk_answer_then_close(c, 1, NULL);
+    else if (c->index == 1)
+        fk_answer_then_close(c, 2, GOODBYE);
+    else
+        fk_serve_release(c);
+}
+
+/* Several idle closes between two looks (lightraild looks when the
+ * agents come back from the planner's thread: nb_restconf's
+ * agents_watch() logs one line with the count and the last one's
+ * words): the party counts each, and keeps the last one's words, not
+ * the first's. */
+static void
+test_idle_closes_counted(void)
+{
+    struct fake f;
+    if (!fk_begin() || !fk_start(&f, script_two_closes, 3))
+        return;
+    struct lr_cdynp_party *p = fk_party(&f, fk_tm, 5);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    double flops;
+    const char *last = "unset";
+    CU_ASSERT_EQUAL(lr_agent_party_idle_closes(p, &last), 0u);
+    CU_ASSERT_STRING_EQUAL(last, "");
+    CU_ASSERT_EQUAL(p->cls->compute(p, &flops), 0);
+    fk_wait_note(&f);
+    CU_ASSERT_EQUAL(lr_agent_party_release(p, "j1"), 0);
+    CU_ASSERT_EQUAL(lr_agent_party_idle_closes(p, &last), 1u);
+    /* "it closed the connection", "(TLS close_notify)" or "it reset
+     * the connection": as the fake's shutdown reaches the party. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(last, " while idle (its idle timeout, "
+                                  "or a restart): a new connection for "
+                                  "the next request"));
+    fk_wait_note(&f);
+    int rc = lr_agent_party_release(p, "j2");
+    if (rc)
+        fprintf(stderr, "release after two closes: %s\n",
+                lr_agent_party_error(p));
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(lr_agent_party_idle_closes(p, &last), 2u);
+    CU_ASSERT_PTR_NOT_NULL(strstr(last, ": it closed the connection while "
+                                  "idle, saying \"" GOODBYE "\": a new "
+                                  "connection for the next request"));
+    CU_ASSERT_PTR_NULL(strstr(last, "its idle timeout"));
+    p->cls->free(p);
+    fk_stop(&f);
 }
 
 /* An agent's goodbye on a connection kept idle is its close, said in
@@ -2935,6 +2998,8 @@ static CU_TestInfo tests[] = {
     { "unreachable agent", test_unreachable },
     { "release after the agent closed", test_release_after_agent_closed },
     { "the agent's goodbye while idle, quoted", test_goodbye_while_idle },
+    { "two idle closes: counted 2, the last one's words",
+      test_idle_closes_counted },
     { "budget spent before the request", test_budget_spent_before_request },
     { "misbehaving agent", test_misbehaving_agent },
     { "answers that answer no request", test_nonsense_answers },
