@@ -129,8 +129,10 @@ lr_ppo_reserve(struct lr_ppo *p, int rows)
     return 0;
 }
 
-int
-lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
+/* lr_ppo_new() without the initialisation: the weights 0 and the rng
+ * as seeded, for a caller that writes every weight (lr_ppo_decode). */
+static int
+ppo_alloc(const struct lr_ppo_config *c, struct lr_ppo **out)
 {
     *out = NULL;
     if (c->n_obs < 1 || c->n_act < 1 || c->hidden[0] < 1 || c->hidden[1] < 1
@@ -189,9 +191,18 @@ lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
         lr_ppo_free(p);
         return ENOMEM;
     }
-    lr_mlp_init(p->actor, &p->rng, 0.01);
-    lr_mlp_init(p->critic, &p->rng, 1.0);
     *out = p;
+    return 0;
+}
+
+int
+lr_ppo_new(const struct lr_ppo_config *c, struct lr_ppo **out)
+{
+    int rc = ppo_alloc(c, out);
+    if (rc)
+        return rc;
+    lr_mlp_init((*out)->actor, &(*out)->rng, 0.01);
+    lr_mlp_init((*out)->critic, &(*out)->rng, 1.0);
     return 0;
 }
 
@@ -865,8 +876,11 @@ lr_ppo_decode(const uint8_t *buf, size_t len, struct lr_ppo **out,
     c.hidden[1] = hid[1];
     c.n_steps = 2;
     c.n_minibatches = 1;
+    /* Every weight is the file's: no orthogonal initialisation to
+     * overwrite (its Gram-Schmidt was most of a load's time,
+     * docs/benchmarks.md), so the rng is as seeded, no draw taken. */
     struct lr_ppo *p = NULL;
-    int rc = lr_ppo_new(&c, &p);
+    int rc = ppo_alloc(&c, &p);
     if (rc) {
         lr_set_err(err, errlen, "out of memory");
         return rc;

@@ -283,7 +283,11 @@ double lr_ppo_loss_grad(struct lr_ppo *, int first, int count);
 #define LR_PPO_FORMAT_VERSION 1
 size_t lr_ppo_encoded_size(const struct lr_ppo *);
 size_t lr_ppo_encode(const struct lr_ppo *, uint8_t *buf, size_t len);
-/* A new agent with the weights of buf[len] and the defaults otherwise.
+/* A new agent with the weights of buf[len] and the defaults otherwise;
+ * no initialisation is run (every weight is the buffer's), so its rng is
+ * as lr_ppo_defaults()'s seed seeds it, no draw taken.  A caller that
+ * trains on must copy the weights into an agent of its own seed, as
+ * `lightrail train --init` does (lr_ppo_new's draws then are the run's).
  * EPROTO with err[] for a wrong magic, version or checksum, EINVAL for a
  * truncated buffer, sizes out of range (more than LR_MLP_MAX_PARAMS
  * parameters) or a weight that is not finite; ENOMEM.  Sizes, length

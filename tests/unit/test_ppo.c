@@ -1445,6 +1445,39 @@ test_mlp_average(void)
     lr_mlp_free(d);
 }
 
+/* lr_ppo_decode builds the agent without lr_mlp_init's orthogonal
+ * weights, which every weight of the buffer overwrote: its weights are
+ * the buffer's, bit for bit, and its rng is as lr_ppo_defaults() seeds
+ * it, no draw taken (before 2026-12-07 the initialisation drew from it).
+ * Nothing draws from a loaded agent's rng (lightraild, sim and a
+ * rollout's base take the argmax; train --init copies the weights into
+ * an agent of its own seed), so no run changed. */
+static void
+test_decode_draws_nothing(void)
+{
+    struct lr_ppo *p = agent(4, 6, 11, 128);
+    size_t n = lr_ppo_encoded_size(p);
+    uint8_t *buf = malloc(n);
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_encode(p, buf, n), n);
+    struct lr_ppo *q = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(lr_ppo_decode(buf, n, &q, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(q->actor->n_params, p->actor->n_params);
+    CU_ASSERT_EQUAL_FATAL(q->critic->n_params, p->critic->n_params);
+    CU_ASSERT(memcmp(q->actor->params, p->actor->params,
+                     (size_t) p->actor->n_params * sizeof(double)) == 0);
+    CU_ASSERT(memcmp(q->critic->params, p->critic->params,
+                     (size_t) p->critic->n_params * sizeof(double)) == 0);
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, 4, 6);
+    struct lr_rng r;
+    lr_rng_seed(&r, c.seed);
+    CU_ASSERT(memcmp(&q->rng, &r, sizeof r) == 0);
+    lr_ppo_free(q);
+    free(buf);
+    lr_ppo_free(p);
+}
+
 static CU_TestInfo tests[] = {
     { "MLP gradient = finite differences", test_mlp_gradient },
     { "MLP batched = per sample = finite differences", test_mlp_batch },
@@ -1482,6 +1515,8 @@ static CU_TestInfo tests[] = {
     { "decode refuses absurd sizes before building, and NaN critics",
       test_decode_hostile },
     { "update: the gradient norms are the networks'", test_grad_norm_stat },
+    { "decode: the buffer's weights, no initialisation drawn",
+      test_decode_draws_nothing },
     CU_TEST_INFO_NULL,
 };
 
