@@ -50,6 +50,14 @@
  *    the later ones by the student; median of R runs, and the split
  *    observe+act / label / step / fit at the median's run.
  *    --imitate-only runs this section alone.
+ * 7. Loading a policy (lr_ppo_decode, what lightraild, `lightrail sim`
+ *    and `train --init` do with a policy file's weights): CPU time of
+ *    one decode of an agent of each case's sizes (hidden 64-64), median
+ *    of R runs of 200 decodes, beside the same decode followed by the
+ *    orthogonal initialisation of both networks (lr_mlp_init), the work
+ *    lr_ppo_decode did before 2026-12-07 and threw away (it built the
+ *    agent with lr_ppo_new, then wrote every weight from the file).
+ *    --decode-only runs this section alone.
  * Rates (1, 2, 4, 5, 6 and the gemm rates of 2) are per second of this
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the machine is shared,
  * and wall time would count the time slices of other processes; with
@@ -691,6 +699,51 @@ blas_forward(const struct lr_mlp *m, int n, const double *x, double *y,
 }
 
 static void
+bench_decode(const char *name, const struct setup *s, int runs)
+{
+    enum { REPS = 200 };
+    struct lr_ppo_config c;
+    lr_ppo_defaults(&c, lr_jenv_obs_size(s->env), lr_jenv_n_actions(s->env));
+    c.seed = 9;
+    struct lr_ppo *p = NULL;
+    if (lr_ppo_new(&c, &p))
+        exit(1);
+    size_t len = lr_ppo_encoded_size(p);
+    uint8_t *buf = malloc(len);
+    if (!buf || lr_ppo_encode(p, buf, len) != len)
+        exit(1);
+    lr_ppo_free(p);
+    double t_new[32], t_old[32];
+    char err[256];
+    for (int run = 0; run < runs; run++) {
+        double t0 = cpu_s();
+        for (int k = 0; k < REPS; k++) {
+            if (lr_ppo_decode(buf, len, &p, err, sizeof err)) {
+                fprintf(stderr, "lr-bench-ppo: %s\n", err);
+                exit(1);
+            }
+            lr_ppo_free(p);
+        }
+        t_new[run] = (cpu_s() - t0) / REPS;
+        t0 = cpu_s();
+        for (int k = 0; k < REPS; k++) {
+            if (lr_ppo_decode(buf, len, &p, err, sizeof err))
+                exit(1);
+            struct lr_rng r;
+            lr_rng_seed(&r, c.seed);
+            lr_mlp_init(p->actor, &r, 0.01);
+            lr_mlp_init(p->critic, &r, 1.0);
+            lr_ppo_free(p);
+        }
+        t_old[run] = (cpu_s() - t0) / REPS;
+    }
+    double a = lr_stats_median(t_new, runs), b = lr_stats_median(t_old, runs);
+    printf("| %s (%d-64-64-%d) | %zu | %.1f us | %.1f us | %.2f |\n", name,
+           c.n_obs, c.n_act, len, a * 1e6, b * 1e6, b / a);
+    free(buf);
+}
+
+static void
 bench_blas(const char *name, int n_obs, int n_act, int runs)
 {
     enum { BATCH = 128, REPS = 40 };
@@ -749,7 +802,7 @@ main(int argc, char **argv)
     const char *mt = NULL, *mc = NULL, *nt = NULL, *nc = NULL;
     int runs = 5;
     long steps = 200000;
-    bool train_only = false, imitate_only = false;
+    bool train_only = false, imitate_only = false, decode_only = false;
     static const struct option longopts[] = {
         { "metro", required_argument, NULL, 'm' },
         { "metro-cluster", required_argument, NULL, 'M' },
@@ -759,6 +812,7 @@ main(int argc, char **argv)
         { "steps", required_argument, NULL, 's' },
         { "train-only", no_argument, NULL, 't' },
         { "imitate-only", no_argument, NULL, 'i' },
+        { "decode-only", no_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -784,12 +838,13 @@ main(int argc, char **argv)
             break;
         case 't': train_only = true; break;
         case 'i': imitate_only = true; break;
+        case 'd': decode_only = true; break;
         case 'h':
         default:
             fprintf(c == 'h' ? stdout : stderr,
                     "usage: lr-bench-ppo --metro T --metro-cluster C "
                     "--nsfnet T --nsfnet-cluster C [--runs R] [--steps N] "
-                    "[--train-only | --imitate-only]\n");
+                    "[--train-only | --imitate-only | --decode-only]\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -813,7 +868,7 @@ main(int argc, char **argv)
            "load 2.5 E metro, 7 E NSFNET; OpenBLAS core %s, one thread; rates "
            "per second of this thread's CPU time, latencies wall clock\n",
            runs, steps, train_steps, openblas_get_corename());
-    if (!imitate_only)
+    if (!imitate_only && !decode_only)
         printf("| case | actions | observation | env steps/s (random) | "
                "decision median | decision p99 | "
                "lightraild decision median | lightraild decision p99 | "
@@ -823,6 +878,8 @@ main(int argc, char **argv)
     if (open_setup(ctx, mt, mc, 2.5, &s) || open_setup(ctx, nt, nc, 7, &t))
         return 1;
     long im_states = steps / 4 > 16384 ? steps / 4 : 16384;
+    if (decode_only)
+        goto decode;
     if (imitate_only)
         goto imitation;
     if (!train_only) {
@@ -852,9 +909,18 @@ imitation:
            "|---|---:|---:|---:|---|\n", im_states);
     bench_imitate("metro, 3 DCs", &s, runs, im_states);
     bench_imitate("NSFNET, 6 DCs", &t, runs, im_states);
+decode:
+    printf("\n# loading a policy: CPU time of one lr_ppo_decode, median "
+           "of R runs of 200; beside it the decode plus the orthogonal "
+           "initialisation of both networks it ran and overwrote before "
+           "2026-12-07\n"
+           "| agent | bytes | decode | decode + init (before) | ratio |\n"
+           "|---|---:|---:|---:|---:|\n");
+    bench_decode("metro, 3 DCs", &s, runs);
+    bench_decode("NSFNET, 6 DCs", &t, runs);
     close_setup(&s);
     close_setup(&t);
-    if (train_only || imitate_only) {
+    if (train_only || imitate_only || decode_only) {
         lr_yang_ctx_free(ctx);
         return 0;
     }
