@@ -455,7 +455,10 @@ submit_deferred(struct nb_app *app, struct nb_pending *pending,
     struct nb_response resp = { .status = 0 };
     struct lr_ctl_op *op = NULL;
     struct lr_job job;
-    char err[512];
+    /* lr_ctl's words whole (LR_CTL_ERR_MAX): a refusal quotes the
+     * store's message, up to 1,023 bytes, and the loop's admission
+     * (h_jobs_post()) takes it so too. */
+    char err[LR_CTL_ERR_MAX];
     int rc = decision
              ? lr_ctl_submit_decided(app->ctl, decision, &job, &op, err,
                                      sizeof err)
@@ -507,7 +510,7 @@ decide_next(struct nb_app *app)
         struct nb_decision *w = app->waiting;
         struct nb_response resp = { .status = 0 };
         struct lr_ctl_op *op = NULL;
-        char err[512];
+        char err[LR_CTL_ERR_MAX];     /* lr_ctl's, as submit_deferred() */
         int rc;
         if (w->reload)
             reload_policy(app, w->how, &resp, &rc);
@@ -631,7 +634,7 @@ reload_tls_now(struct nb_app *app)
 static void
 recheck_tls_now(struct nb_app *app)
 {
-    char report[4096], err[512];
+    char report[4096], err[LR_CTL_ERR_MAX];
     int rc = lr_ctl_agents_recheck_tls(app->ctl, report, sizeof report, err,
                                        sizeof err);
     if (rc == EBUSY && app->planner)
@@ -1659,7 +1662,10 @@ static void
 reload_policy(struct nb_app *app, const char *how, struct nb_response *resp,
               int *rc)
 {
-    char err[768];
+    /* lr_ctl's words whole (LR_CTL_ERR_MAX): a policy refused is named
+     * by its path (up to 1,023 bytes) before why and what to do, an
+     * end that 768 bytes cut (tests/cli/ppo.sh, "a long path"). */
+    char err[LR_CTL_ERR_MAX];
     *rc = lr_ctl_ppo_reload(app->ctl, err, sizeof err);
     if (*rc == EBUSY)
         return;

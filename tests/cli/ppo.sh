@@ -13,7 +13,8 @@
 # ppo-policy shows the policy in use (usable or why not, its checksum,
 # what it was trained for), and the operation reload-ppo-policy (and
 # `lightrail policy reload`) loads it again as SIGHUP does, queued behind
-# the ppo intents before it.  Ends with lightrail-check.
+# the ppo intents before it; its refusal's reason is whole past 768
+# bytes (a long path).  Ends with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 . "$srcdir/tests/cli/devlib.sh"     # daemon_exits
@@ -413,6 +414,28 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
 else
     notok "train --known-work: $(cat "$tmp/err")"
 fi
+# 4d. A policy named by a path of some 800 bytes (through a directory of
+# 250, thrice), replaced by one trained for another network:
+# reload-ppo-policy is 500 with the whole reason, the path, what the
+# file was trained for and what to do, then that the policy loaded
+# before stays in use (nb_restconf took it into 768 bytes until
+# 2026-12-07 and cut the end).
+L=$(printf '%0250d' 0 | tr 0 l)
+mkdir -p "$D/policies/$L"
+cp "$POLICY" "$D/policies/long.pol"
+use_policy "policies/$L/../$L/../$L/../long.pol"
+: > "$D/log"
+start_daemon || { notok "lightraild did not start with a long policy path: $(cat "$D/log")"; lr_summary; exit 1; }
+cp "$(dirname "$POLICY")/nsfnet6-equal.pol" "$D/policies/long.pol"
+api POST $RELOAD
+msg=$(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/body")
+if [ "$STATUS" = 500 ] && [ ${#msg} -gt 800 ] \
+   && echo "$msg" | grep -q "/long.pol: trained for .*: train a policy for this network (lightrail train); the policy loaded before stays in use$"; then
+    ok "reload-ppo-policy, a long path to a policy for another network: 500, the reason whole (${#msg} bytes)"
+else
+    notok "reload-ppo-policy, long path: $STATUS, ${#msg} bytes, ending $(echo "$msg" | tail -c 160)"
+fi
+stop_daemon
 # 5. The metro policy decided by its rollout (small futures: a test,
 # not a tuning).
 use_policy "$POLICY"
