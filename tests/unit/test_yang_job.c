@@ -4317,6 +4317,67 @@ test_job_config_text_is_cut(void)
     fixture_free(&f);
 }
 
+/* What h_ds() (nb_restconf.c) relies on when it sends running's
+ * topology and its inventory as they come when the query asks no
+ * with-defaults or explicit: neither has a state (config false) node,
+ * so each text as its printer makes it is its own cut to the
+ * configuration with that with-defaults (lr_yang_read_json(), content
+ * config, no fields, no depth), byte for byte.  Running's datastore is
+ * not: its validation (lr_yang_datastore_to_json()) gives each job an
+ * empty state container, which that cut drops; the last check says so,
+ * for h_ds() to go on cutting it. */
+static void
+test_running_config_text_is_cut(void)
+{
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT,
+    };
+    struct fixture f;
+    struct lr_job j[3];
+    const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
+    char *texts[2] = { NULL }, *jobs = NULL, *ds = NULL, *cut = NULL;
+    char err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    rich_jobs(&f, j);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_topo_to_json(ctx, f.topo, &texts[0], err,
+                                               sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_cluster_to_json(ctx, f.cluster, &texts[1],
+                                                  err, sizeof err), 0);
+    for (int t = 0; t < 2; t++)
+        for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
+            CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, texts[t], NULL,
+                                                    LR_YANG_CONTENT_CONFIG, 0,
+                                                    wds[w], false, false,
+                                                    &cut, err, sizeof err),
+                                  0);
+            if (strcmp(cut, texts[t])) {
+                CU_FAIL("running's text is not its own cut");
+                fprintf(stderr, "text %d, wd %d:\n%.2000s\nagainst\n%.2000s\n",
+                        t, (int) wds[w], texts[t], cut);
+            }
+            free(cut);
+            cut = NULL;
+        }
+    CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
+                              ctx, refs, 3, FIXTURE_NET(&f), 0, &jobs, err,
+                              sizeof err), 0);
+    const char *docs[3] = { texts[0], texts[1], jobs };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 3, &ds, err,
+                                                    sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, ds, NULL,
+                                            LR_YANG_CONTENT_CONFIG, 0,
+                                            LR_YANG_WD_NONE, false, true,
+                                            &cut, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ds, "\"state\": {}"));
+    CU_ASSERT_PTR_NULL(strstr(cut, "\"state\""));
+    free(cut);
+    free(ds);
+    free(jobs);
+    free(texts[0]);
+    free(texts[1]);
+    fixture_free(&f);
+}
+
 /* The cut of 'own' as the datastore (lr_yang_read_json(), 'datastore'
  * true) is the cut of the datastore's text 'ds' for each of the 'n'
  * 'fields' with each content, depth, with-defaults and with-origin,
@@ -5576,6 +5637,8 @@ static CU_TestInfo tests[] = {
       test_job_config_text },
     { "running's jobs text is its own content=config cut",
       test_job_config_text_is_cut },
+    { "running's topology and inventory their own cut",
+      test_running_config_text_is_cut },
     { "the datastore's jobs alone cut from their own text",
       test_ds_jobs_alone },
     { "fields= that keeps no state of a job, judged on the schema",
