@@ -2622,8 +2622,10 @@ ds_query(const struct nb_route *row, bool oper)
  * (content=config, fields that select none, a depth that cuts it).
  * '*config_built' tells whether, with 'config_only', the row built its
  * text without the state: the jobs' rows (the container, the list, one
- * job) do on nb_request's config_text, whatever 'rd' (read_config_text());
- * the others print their whole text.
+ * job) do on nb_request's config_text, whatever 'rd'
+ * (read_config_text()), and the topology's and the inventory's have no
+ * state to leave out (test_yang_job's "running's topology and inventory
+ * their own cut"); the other rows are state, not served under running.
  * 0, or the answer in 'resp': the row's own refusal (a job not there,
  * a bad page); a path no row serves was ds_exists()'s 404. */
 static int
@@ -2681,7 +2683,9 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     *out = part.body;
     *config_built = config_only
                     && (row->handler == h_jobs || row->handler == h_job_list
-                        || row->handler == h_job);
+                        || row->handler == h_job
+                        || row->handler == h_topology
+                        || row->handler == h_compute);
     rc = 0;
 
 cleanup:
@@ -2822,6 +2826,9 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
         return;
     rd.with_origin = origin;
     if (!*rest) {
+        /* Not config_built: the validation of the members together
+         * (lr_yang_datastore_to_json()) gives each job an empty state
+         * container, which the cut to the configuration drops. */
         if (datastore_text(app, req, &rd, running, resp, &out))
             return;
     } else {
@@ -2849,13 +2856,14 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
             .with_defaults = rd.with_defaults == NB_WD_REPORT_ALL_TAGGED
                              ? NB_WD_REPORT_ALL : rd.with_defaults,
         };
-        /* The jobs' text built without the state is that cut already
-         * when with-defaults adds, trims and tags nothing (none or
-         * explicit: the text as printed), byte for byte (test_yang_job's
-         * "running's jobs text is its own content=config cut"): it is
-         * not parsed and printed again to the same bytes
-         * (docs/benchmarks.md "Running's jobs not cut to what they
-         * are"). */
+        /* A text built without the state (the jobs', the topology's,
+         * the inventory's) is that cut already when with-defaults adds,
+         * trims and tags nothing (none or explicit: the text as
+         * printed), byte for byte (test_yang_job's "running's jobs text
+         * is its own content=config cut", "running's topology and
+         * inventory their own cut"): it is not parsed and printed again
+         * to the same bytes (docs/benchmarks.md "Running's jobs not cut
+         * to what they are"). */
         bool cut_already = config_built
                            && (cfg.with_defaults == NB_WD_NONE
                                || cfg.with_defaults == NB_WD_EXPLICIT);
