@@ -4378,6 +4378,111 @@ test_running_config_text_is_cut(void)
     fixture_free(&f);
 }
 
+/* What h_ds() (nb_restconf.c) relies on when it cuts running's text
+ * built without the state once under with-defaults trim or report-all:
+ * that text cut to the configuration with that with-defaults and then
+ * by the query (content config, its fields and depth, the same
+ * with-defaults), the two cuts it made, is its one cut by the query,
+ * byte for byte, or both refuse the fields alike; for the jobs' forms,
+ * the topology, the inventory and running's datastore of them. */
+static void
+test_running_cut_once(void)
+{
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_TRIM, LR_YANG_WD_REPORT_ALL,
+    };
+    static const uint16_t depths[] = { 0, 1, 2, 3 };
+    enum { N_TEXTS = JF_N + 2 };
+    /* Each text's fields: the first NULL (none). */
+    static const char *const jobs_fields[] = {
+        NULL, "job/name", "job(gpus;priority)", "job/state", "job/gpus(min)",
+    };
+    static const char *const job_fields[] = {
+        NULL, "name", "gpus;priority", "state", "gpus(min)",
+    };
+    static const char *const topo_fields[] = {
+        NULL, "network/network-id", "network/node(node-id)",
+        "network/ietf-network-topology:link/link-id", "network",
+    };
+    static const char *const compute_fields[] = {
+        NULL, "dc/name", "dc", "nosuch", NULL,
+    };
+    static const char *const ds_fields[] = {
+        NULL, "lightrail-job:jobs/job/name",
+        "lightrail-job:jobs(job(gpus;priority))",
+        "ietf-network:networks/network/network-id",
+        "lightrail-compute:compute;lightrail-job:jobs/job/priority",
+    };
+    struct fixture f;
+    struct lr_job j[3];
+    struct job_forms jf;
+    char *texts[N_TEXTS] = { NULL }, *own[N_TEXTS] = { NULL };
+    const char *const *fields[N_TEXTS];
+    char err[1024] = "";
+    int same = 0;
+    CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
+    rich_jobs(&f, j);
+    job_forms_build(&f, j, &jf);
+    for (int i = 0; i < JF_N; i++) {
+        texts[i] = jf.cfg[i];
+        fields[i] = i == JF_JOBS ? jobs_fields : i == JF_DATASTORE
+                    ? ds_fields : job_fields;
+    }
+    /* The datastore of the three, as running's, in JF_DATASTORE's
+     * place. */
+    CU_ASSERT_EQUAL_FATAL(lr_yang_topo_to_json(ctx, f.topo, &own[0], err,
+                                               sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_cluster_to_json(ctx, f.cluster, &own[1],
+                                                  err, sizeof err), 0);
+    const char *docs[3] = { own[0], own[1], jf.cfg[JF_JOBS] };
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 3, &own[2],
+                                                    err, sizeof err), 0);
+    texts[JF_DATASTORE] = own[2];
+    texts[JF_N] = own[0];
+    fields[JF_N] = topo_fields;
+    texts[JF_N + 1] = own[1];
+    fields[JF_N + 1] = compute_fields;
+    for (int t = 0; t < N_TEXTS; t++)
+        for (size_t w = 0; w < sizeof wds / sizeof *wds; w++)
+            for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
+                for (int k = 0; k < 5; k++) {
+                    bool ds = t == JF_DATASTORE;
+                    const char *fl = fields[t][k];
+                    char *cfg = NULL, *two = NULL, *one = NULL;
+                    if (k && !fl)
+                        continue;
+                    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
+                        ctx, texts[t], NULL, LR_YANG_CONTENT_CONFIG, 0,
+                        wds[w], false, ds, &cfg, err, sizeof err), 0);
+                    int rc2 = lr_yang_read_json(ctx, cfg, fl,
+                                                LR_YANG_CONTENT_CONFIG,
+                                                depths[d], wds[w], false, ds,
+                                                &two, err, sizeof err);
+                    int rc1 = lr_yang_read_json(ctx, texts[t], fl,
+                                                LR_YANG_CONTENT_CONFIG,
+                                                depths[d], wds[w], false, ds,
+                                                &one, err, sizeof err);
+                    CU_ASSERT_EQUAL(rc1, rc2);
+                    if (!rc1 && !rc2 && strcmp(one, two)) {
+                        CU_FAIL("running's text cut once is not cut twice");
+                        fprintf(stderr, "text %d, wd %d, depth %u, fields "
+                                "%s:\n%.2000s\nagainst\n%.2000s\n", t,
+                                (int) wds[w], depths[d], fl ? fl : "-",
+                                one, two);
+                    }
+                    same += !rc1 && !rc2 && fl;
+                    free(cfg);
+                    free(two);
+                    free(one);
+                }
+    /* Most fields name nodes of their text: the test compares texts. */
+    CU_ASSERT(same > 100);
+    for (int i = 0; i < 3; i++)
+        free(own[i]);
+    job_forms_free(&jf);
+    fixture_free(&f);
+}
+
 /* The cut of 'own' as the datastore (lr_yang_read_json(), 'datastore'
  * true) is the cut of the datastore's text 'ds' for each of the 'n'
  * 'fields' with each content, depth, with-defaults and with-origin,
@@ -5639,6 +5744,7 @@ static CU_TestInfo tests[] = {
       test_job_config_text_is_cut },
     { "running's topology and inventory their own cut",
       test_running_config_text_is_cut },
+    { "running's trim and report-all cut once", test_running_cut_once },
     { "the datastore's jobs alone cut from their own text",
       test_ds_jobs_alone },
     { "fields= that keeps no state of a job, judged on the schema",
