@@ -1807,6 +1807,68 @@ put_emulated(struct nb_app *app, char **buf, size_t *len, size_t *cap)
     free(emu);
 }
 
+/* A family of /metrics with one sample per remote DC's agent
+ * (lr_ctl_agent_status()): its HELP and TYPE lines, then
+ * "NAME{dc="DC"} VALUE" for each DC in the inventory's order; nothing
+ * when no DC has an agent. */
+struct agent_family {
+    const char *name;
+    const char *head;                 /* the "# HELP" and "# TYPE" lines */
+    unsigned (*value)(const struct lr_ctl_agent_status *);
+};
+
+static unsigned
+agent_up_value(const struct lr_ctl_agent_status *st)
+{
+    return st->up ? 1 : 0;
+}
+
+static unsigned
+agent_idle_closes_value(const struct lr_ctl_agent_status *st)
+{
+    return st->idle_closes;
+}
+
+static const struct agent_family agent_up = {
+    "lightrail_agent_up",
+    "# HELP lightrail_agent_up Each remote DC's agent: 0 when the last "
+    "exchange with it got no answer (unreachable, broken, too slow; the "
+    "log and the jobs it blocked say why), else 1 (a refusal is an "
+    "answer: the job's reason says it). Seen when the planner last had "
+    "the agents.\n"
+    "# TYPE lightrail_agent_up gauge\n",
+    agent_up_value,
+};
+
+static const struct agent_family agent_idle_closes = {
+    "lightrail_agent_idle_closes_total",
+    "# HELP lightrail_agent_idle_closes_total Each remote DC's agent: "
+    "connections kept idle that it closed (its idle timeout, a restart), "
+    "each replaced by a new one with no failure; lightraild logs them as "
+    "it sees them, with the agent's words.  From 0 again with a new "
+    "network.  Seen when the planner last had the agents.\n"
+    "# TYPE lightrail_agent_idle_closes_total counter\n",
+    agent_idle_closes_value,
+};
+
+static void
+put_agent_family(struct nb_app *app, char **buf, size_t *len, size_t *cap,
+                 const struct agent_family *f)
+{
+    struct lr_ctl_agent_status st;
+    bool first = true;
+    for (int k = 0; k < LR_TM_MAX_DCS; k++) {
+        if (lr_ctl_agent_status(app->ctl, k, &st))
+            continue;
+        if (first)
+            put(buf, len, cap, "%s", f->head);
+        first = false;
+        char dc[2 * LR_NAME_MAX + 1];
+        nb_metrics_label(st.dc, dc, sizeof dc);
+        put(buf, len, cap, "%s{dc=\"%s\"} %u\n", f->name, dc, f->value(&st));
+    }
+}
+
 /* Each ROADM's health (lr_ctl_device_status): up, its operations by
  * result, the media channels the jobs hold there.  Each status is asked
  * once: it counts the channels over every job. */
@@ -2027,42 +2089,8 @@ h_metrics(void *arg, const struct nb_request *req, struct nb_response *resp)
         c->agent_releases_given_up, c->plans_off_loop, app->n_planning,
         lr_ctl_releases_pending(app->ctl),
         lr_ctl_releases_retrying(app->ctl), lr_ctl_keeps_due(app->ctl));
-    struct lr_ctl_agent_status st;
-    for (int k = 0, first = 1; k < LR_TM_MAX_DCS; k++) {
-        if (lr_ctl_agent_status(app->ctl, k, &st))
-            continue;
-        if (first)
-            put(&buf, &len, &cap,
-                "# HELP lightrail_agent_up Each remote DC's agent: 0 when "
-                "the last exchange with it got no answer (unreachable, broken, "
-                "too slow; the log and the jobs it blocked say why), else 1 "
-                "(a refusal is an answer: the job's reason says it). "
-                "Seen when the planner last had the agents.\n"
-                "# TYPE lightrail_agent_up gauge\n");
-        first = 0;
-        char dc[2 * LR_NAME_MAX + 1];
-        nb_metrics_label(st.dc, dc, sizeof dc);
-        put(&buf, &len, &cap, "lightrail_agent_up{dc=\"%s\"} %d\n", dc,
-            st.up ? 1 : 0);
-    }
-    for (int k = 0, first = 1; k < LR_TM_MAX_DCS; k++) {
-        if (lr_ctl_agent_status(app->ctl, k, &st))
-            continue;
-        if (first)
-            put(&buf, &len, &cap,
-                "# HELP lightrail_agent_idle_closes_total Each remote DC's "
-                "agent: connections kept idle that it closed (its idle "
-                "timeout, a restart), each replaced by a new one with no "
-                "failure; lightraild logs them as it sees them, with the "
-                "agent's words.  From 0 again with a new network.  Seen "
-                "when the planner last had the agents.\n"
-                "# TYPE lightrail_agent_idle_closes_total counter\n");
-        first = 0;
-        char dc[2 * LR_NAME_MAX + 1];
-        nb_metrics_label(st.dc, dc, sizeof dc);
-        put(&buf, &len, &cap, "lightrail_agent_idle_closes_total{dc=\"%s\"} "
-            "%u\n", dc, st.idle_closes);
-    }
+    put_agent_family(app, &buf, &len, &cap, &agent_up);
+    put_agent_family(app, &buf, &len, &cap, &agent_idle_closes);
     put_devices(app, &buf, &len, &cap);
     struct lr_ctl_ppo_info pi;
     if (!lr_ctl_ppo_info(app->ctl, &pi))

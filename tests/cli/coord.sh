@@ -224,6 +224,28 @@ if [ "$up2" = 1 ] && [ "$up3" = 0 ] \
 else
     notok "agents up: dc2 '$up2', dc3 '$up3'; log: $(grep 'agent dc' "$D/log" | tail -2)"
 fi
+# The agents' families whole, byte for byte (HELP, TYPE, then each
+# remote DC in order), as /metrics printed them before one function
+# took the family: only the idle closes' counts are not the test's.
+cat > "$tmp/agent_families.ok" <<'EOF'
+# HELP lightrail_agent_up Each remote DC's agent: 0 when the last exchange with it got no answer (unreachable, broken, too slow; the log and the jobs it blocked say why), else 1 (a refusal is an answer: the job's reason says it). Seen when the planner last had the agents.
+# TYPE lightrail_agent_up gauge
+lightrail_agent_up{dc="dc2"} 1
+lightrail_agent_up{dc="dc3"} 0
+# HELP lightrail_agent_idle_closes_total Each remote DC's agent: connections kept idle that it closed (its idle timeout, a restart), each replaced by a new one with no failure; lightraild logs them as it sees them, with the agent's words.  From 0 again with a new network.  Seen when the planner last had the agents.
+# TYPE lightrail_agent_idle_closes_total counter
+lightrail_agent_idle_closes_total{dc="dc2"} N
+lightrail_agent_idle_closes_total{dc="dc3"} N
+EOF
+curl -s -m 10 --cacert "$D/tls/cert.pem" -H "Authorization: Bearer $TOKEN" \
+    "$URL/metrics" > "$tmp/metrics"
+sed -n '/^# HELP lightrail_agent_up /,/^# HELP lightrail_device_up /p' \
+    "$tmp/metrics" | sed '$d' \
+    | sed 's/^\(lightrail_agent_idle_closes_total{dc="dc[23]"}\) [0-9][0-9]*$/\1 N/' \
+    > "$tmp/agent_families"
+cmp -s "$tmp/agent_families" "$tmp/agent_families.ok" \
+    && ok "/metrics: the agents' two families, byte for byte" \
+    || notok "/metrics, the agents' families: $(diff "$tmp/agent_families.ok" "$tmp/agent_families" | head -5)"
 # The same, with the reason, in lightrail-state: dc1 has no agent.
 api GET "/restconf/data/lightrail-state:state"
 agents=$(jq -c '[.["lightrail-state:state"].dc[] | [.name, (if .agent then .agent.up else "none" end), (.agent.reason // "")]]' "$tmp/body" 2>/dev/null)
