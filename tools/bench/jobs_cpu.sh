@@ -6,12 +6,14 @@
 #     tools/bench/jobs_cpu.sh [LIGHTRAILD] [JOBS] [RUNS]
 # For each GET (every job; a where's page of 100 from the middle; the
 # where keeping nearly every job; running's jobs; a sort-by's page of
-# 100), one GET not counted, then RUNS GETs on one keep-alive
-# connection, and the daemon's utime + stime (/proc/PID/stat) over them
-# divided by RUNS: a row "| GET | bytes | seconds |".  These repeat a
-# GET with no change between (since 2026-12-07 lightraild answers them
-# from the jobs tree it keeps); the last row GETs every job after a
-# POST each time (the GETs' CPU alone), which builds the tree again.
+# 100; running's jobs with fields=job/name and with-defaults=trim;
+# running's topology), one GET not counted, then RUNS GETs on one
+# keep-alive connection, and the daemon's utime + stime (/proc/PID/stat)
+# over them divided by RUNS: a row "| GET | bytes | seconds |".  These
+# repeat a GET with no change between (since 2026-12-07 lightraild
+# answers them from the jobs tree it keeps); the last row GETs every
+# job after a POST each time (the GETs' CPU alone), which builds the
+# tree again.
 # CPU time, not the wall clock: on the shared machine the wall clock
 # varies with the load, the CPU a GET costs much less.  Compare builds
 # by running it on each in turn (LIGHTRAILD an older build's
@@ -58,12 +60,15 @@ def cpu():
     f = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
     return (int(f[11]) + int(f[12])) / tck
 J = "/restconf/data/lightrail-job:jobs"
-R = "/restconf/ds/ietf-datastores:running/lightrail-job:jobs"
+RD = "/restconf/ds/ietf-datastores:running"
+R = RD + "/lightrail-job:jobs"
 for path in (J,
              J + "?where=state/phase%3D'blocked'&limit=100&offset="
                + str(n // 2),
              J + "?where=state/phase%3D'blocked'", R,
-             J + "?sort-by=state/created&limit=100"):
+             J + "?sort-by=state/created&limit=100",
+             R + "?fields=job/name&with-defaults=trim",
+             RD + "/ietf-network:networks"):
     c.request("GET", path, headers=hdr); r = c.getresponse(); b = r.read()
     t0 = cpu()
     for i in range(runs):
@@ -71,7 +76,8 @@ for path in (J,
         b = r.read()
         assert r.status == 200, (path, r.status)
     print("| `%s` | %d | %.3f |" % (
-        path.replace(J, "jobs").replace(R, "running's jobs"), len(b),
+        path.replace(J, "jobs").replace(R, "running's jobs")
+            .replace(RD, "running"), len(b),
         (cpu() - t0) / runs))
 # Every job again, a job POSTed before each GET (counted: the GET
 # alone): what a GET costs when the jobs changed since the last.
