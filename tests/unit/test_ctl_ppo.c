@@ -53,8 +53,43 @@
 #include "tests/unit/lr_test_ctl.h"
 #include "tools/lightrail/lr_policy_file.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LR_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LR_TEST_ASAN 1
+#endif
+#endif
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 static char corrupt[200];
 static int n_db;
+
+/* Whether check_fallback() starts a controller again on its store to
+ * check it: each time in the plain build; under AddressSanitizer or
+ * valgrind, where a controller's start over the networks of the hop
+ * and plan failures is most of the cases' time (its environment, a
+ * CDynP plan per candidate and class), the first two times only (one
+ * without a job before, one with), the store's own code being the same
+ * for every reason of a fallback. */
+static bool
+store_restart(void)
+{
+    static int restarts;
+#ifdef LR_TEST_ASAN
+    bool slow = true;
+#else
+    bool slow = RUNNING_ON_VALGRIND;
+#endif
+    return !slow || restarts++ < 2;
+}
 
 static int
 setup(void)
@@ -2295,13 +2330,16 @@ check_fallback(const char *path, bool fixed, int pre, int pick,
     fprintf(stderr, "(%d: %d lightpaths by cdynp) ", pick, job.n_lightpaths);
     assert_consistent(c);
     memcpy(with, sp->occ, words * sizeof *with);
-    lr_ctl_free(c);
-    /* The store: started again on it, the controller books the same. */
-    snprintf(db, sizeof db, "%s/db%d", dir, reuse);
-    c = lr_test_ctl_open(&cfg);
-    sp = lr_ctl_rsa(c)->sp;
-    CU_ASSERT_EQUAL(memcmp(sp->occ, with, words * sizeof *with), 0);
-    assert_consistent(c);
+    if (store_restart()) {
+        /* The store: started again on it, the controller books the
+         * same. */
+        lr_ctl_free(c);
+        snprintf(db, sizeof db, "%s/db%d", dir, reuse);
+        c = lr_test_ctl_open(&cfg);
+        sp = lr_ctl_rsa(c)->sp;
+        CU_ASSERT_EQUAL(memcmp(sp->occ, with, words * sizeof *with), 0);
+        assert_consistent(c);
+    }
     /* Deleted, the job leaves the network as it found it. */
     CU_ASSERT_EQUAL(lr_ctl_delete(c, "h", err, sizeof err), 0);
     CU_ASSERT_EQUAL(memcmp(sp->occ, before, words * sizeof *before), 0);
