@@ -554,10 +554,13 @@ crl_arm(struct daemon *d)
  * judges them too): a span left is done with, and so is a CRL out of
  * its own span then.  Not after a judgment that failed: the span
  * folded anew is left again, or has a CRL out since the last judgment
- * done, and the timer asks again. */
+ * done, and the timer asks again.  A busy episode (on_tls_rechecked)
+ * ends here too: after a PUT or a SIGHUP judged them, the next refusal
+ * as busy is a new one, warned of again. */
 static void
 crl_rearm(struct daemon *d, time_t judged)
 {
+    d->crl_busy_said = false;
     d->crl_span = (struct lr_tls_span) { 0 };
     d->crl_judged = judged;
     crl_arm(d);
