@@ -347,18 +347,31 @@ check_run(const struct lr_ctl_lpcheck *ck, struct lr_lightpath *lp,
 static void
 op_rollback(struct lr_ctl_op *op)
 {
+#define ROLLBACK_WORDS "provisioning failed and removing its channels " \
+    "again failed: the job keeps its slots, DELETE it to retry; %s; then %s"
     char e[sizeof op->err], first[sizeof op->err];
     if (!op_unprovision(op, e, sizeof e))
         return;
     op->stuck = true;
-    /* What to do first; then the removal's line whole (a device's, under
-     * SB_PAR_ERR_MAX), which may end with the way out (mnoptical's
-     * /reset): until 2026-12-07 it was cut to 90 bytes here. */
-    snprintf(first, sizeof first, "%s", op->err);
-    (void) lr_ctl_fail(op->err, sizeof op->err, op->rc, "provisioning "
-                       "failed and removing its channels again failed: the "
-                       "job keeps its slots, DELETE it to retry; %s; then %s",
-                       LR_UTF8_CLIP(first, 300), e);
+    /* What to do first; the add's error; then the removal's line whole
+     * (a device's, under SB_PAR_ERR_MAX), which may end with the way out
+     * (mnoptical's /reset): until 2026-12-07 it was cut to 90 bytes
+     * here.  The add's error gets what op->err (the job's reason) leaves
+     * after the words and that line, at least 'least': it was clipped to
+     * 300 bytes, and op_provision()'s "did not answer" words alone are
+     * about 330, so the driver's line in it was lost to " [...]".  The
+     * removal's line is at most SB_PAR_ERR_MAX - 1 and the words about
+     * 120, so the add's gets 900 bytes or more: its words and a driver's
+     * line of up to 570 whole in any case, and of the 1,500 a driver
+     * may write when the removal's line is of the usual length (a
+     * cut is marked, as lr_ctl_fail() marks one of the whole). */
+    const size_t least = 300,
+                 used = sizeof ROLLBACK_WORDS - 1 - 4 + strlen(e) + 1;
+    size_t room = used + least < sizeof first ? sizeof first - used : least;
+    lr_utf8_clip(first, room, op->err);
+    (void) lr_ctl_fail(op->err, sizeof op->err, op->rc, ROLLBACK_WORDS,
+                       first, e);
+#undef ROLLBACK_WORDS
 }
 
 /* All or nothing over the devices of the op's job: every ROADM of its

@@ -54,6 +54,7 @@
 
 #include "controller/lr_ctl.h"
 #include "controller/lr_store.h"
+#include "planner/lr_utf8.h"
 #include "tests/lr_test.h"
 #include "tests/unit/lr_test_ctl.h"
 #include "tests/unit/lr_test_dev.h"
@@ -930,6 +931,55 @@ test_rollback_refused_hint_whole(void)
     lr_ctl_free(c);
 }
 
+/* A lost add (test_lost_add_unknown_not_held: r1's answers cut, both of
+ * its rules on the driver's record marked unknown) whose rollback the
+ * emulator refuses for good (every /connect after the add's eight:
+ * 500): the job is stuck, releasing, and its reason says both.  The
+ * add's error is op_provision()'s "did not answer" wording (about 330
+ * bytes) around the driver's line; op_rollback() clipped it to 300
+ * bytes, so the reason said "[...]" where the driver's line was. */
+static void
+test_lost_add_rollback_refused_whole(void)
+{
+    struct lr_ctl *c = NULL;
+    struct lr_job job;
+    struct lr_intent in = intent("lostroll");
+    char err[4096];
+
+    mno_double_reset();
+    dbl.gosnr = 17;
+    CU_ASSERT_EQUAL_FATAL(open_ctl(&c, terms, 2, err, sizeof err), 0);
+    snprintf(dbl.cut_node, sizeof dbl.cut_node, "r1");
+    atomic_store(&dbl.cut_connect, 2);
+    atomic_store(&dbl.cut_removes, 2);
+    /* r1: two installs, the driver's two removals; r2, r3: two
+     * installs each.  The rollback's removals are refused. */
+    atomic_store(&dbl.fail_from, 9);
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_submit(c, &in, &job, err, sizeof err), 0);
+    atomic_store(&dbl.fail_from, 0);
+    CU_ASSERT_EQUAL(job.phase, LR_JOB_RELEASING);
+    /* The add's error, the driver's line (to its last words) in it,
+     * then the removal's, its way out included; nothing cut. */
+    const char *add = strstr(job.reason, "ROADM r1 did not answer and, read "
+                                         "back, holds 0 of the job's 2 "
+                                         "channels");
+    const char *drv = add ? strstr(add, "(r1: GET /connect?node=r1") : NULL;
+    const char *end = drv ? strstr(drv, "could not be undone: the emulator "
+                                        "may hold part of it: read it "
+                                        "back); then r1: ") : NULL;
+    if (!end || strstr(job.reason, LR_UTF8_CUT_MARK))
+        fprintf(stderr, "lostroll: %s\n", job.reason);
+    CU_ASSERT_PTR_NOT_NULL(end);
+    CU_ASSERT_PTR_NULL(strstr(job.reason, LR_UTF8_CUT_MARK));
+    assert_reset_hint_whole("lostroll", job.reason);
+    /* The way out as the reason says: a DELETE, the emulator taking
+     * requests again, removes the rules and the job. */
+    CU_ASSERT_EQUAL(lr_ctl_delete(c, "lostroll", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(dbl.n_rules, 0);
+    CU_ASSERT_NOT_EQUAL(lr_ctl_get(c, "lostroll", &job), 0);
+    lr_ctl_free(c);
+}
+
 /* The emulator no longer knows ROADM r2 (a 404 to every request on
  * it): the DELETE's removals there draw the 404, ENOENT, which the
  * release takes as gone, and the job goes.  The driver's record kept
@@ -1443,6 +1493,8 @@ static CU_TestInfo tests[] = {
       test_refused_for_good_hint_whole },
     { "a rollback refused for good: the /reset hint in the job's reason",
       test_rollback_refused_hint_whole },
+    { "a lost add whose rollback is refused: the driver's line whole",
+      test_lost_add_rollback_refused_whole },
     { "a start's removal refused for good: the /reset hint whole",
       test_restart_refused_hint_whole },
     { "a node the emulator does not know: its rules leave the record",
