@@ -11,6 +11,7 @@
 #include "planner/lr_jenv_rollout.h"
 #include "planner/lr_ppo.h"
 #include "planner/lr_rng.h"
+#include "planner/lr_utf8.h"
 #include "planner/lr_util.h"
 #include "tools/lightrail/lr_policy_file.h"
 
@@ -38,14 +39,24 @@ struct lr_ctl_ppo {
     void *base_arg;
 };
 
+/* The reason the policy is unusable, cut with a mark when it does not
+ * fit (a path of more than some 1,700 bytes). */
 static void
 set_why(struct lr_ctl_ppo *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    lr_utf8_vsetf(p->why, sizeof p->why, fmt, ap);
     va_end(ap);
 }
+
+/* The bytes of the policy loader's words around the path in its error,
+ * the NUL included: its longest is lr_policy_parse()'s "PATH: " and the
+ * decoder's line (its e2[256]); the others (a version of up to 63 bytes
+ * in about 100 of words, a header key, strerror()) are shorter.  The
+ * buffer is strlen(path) + this: a fixed 512 (until 2026-12-07) cut a
+ * truncated file's "checksum mismatch: ..." off behind a long path. */
+#define PPO_LOAD_WORDS 512
 
 /* The job mix of the file into p->cfg and p->models; 0 or EINVAL. */
 static int
@@ -132,13 +143,20 @@ lr_ctl_ppo_open(const char *path, double mean_job_s)
     snprintf(p->path, sizeof p->path, "%s", path);
     p->mean_job_s = lr_ctl_ppo_mean_job_or_default(mean_job_s);
     p->ro_note = "";
-    char err[512];
-    if (lr_policy_load(path, &p->meta, &p->agent, err, sizeof err)) {
+    size_t errlen = strlen(path) + PPO_LOAD_WORDS;
+    char *err = malloc(errlen);
+    if (!err) {
+        set_why(p, "%s: out of memory to load the policy", path);
+        return p;
+    }
+    if (lr_policy_load(path, &p->meta, &p->agent, err, errlen)) {
         p->agent = NULL;
         set_why(p, "%s; fix ppo-policy in the configuration or train the "
                 "policy again (lightrail train)", err);
+        free(err);
         return p;
     }
+    free(err);
     if (!parse_mix(p)) {
         p->mix_ok = true;
         set_why(p, "%s: not bound to a network yet", path);

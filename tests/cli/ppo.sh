@@ -14,7 +14,8 @@
 # what it was trained for), and the operation reload-ppo-policy (and
 # `lightrail policy reload`) loads it again as SIGHUP does, queued behind
 # the ppo intents before it; its refusal's reason is whole past 768
-# bytes (a long path).  Ends with lightrail-check.
+# bytes (a long path), a truncated file's "checksum mismatch" too.  Ends
+# with lightrail-check.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "$srcdir/tests/cli/daemon.sh"
 . "$srcdir/tests/cli/devlib.sh"     # daemon_exits
@@ -434,6 +435,18 @@ if [ "$STATUS" = 500 ] && [ ${#msg} -gt 800 ] \
     ok "reload-ppo-policy, a long path to a policy for another network: 500, the reason whole (${#msg} bytes)"
 else
     notok "reload-ppo-policy, long path: $STATUS, ${#msg} bytes, ending $(echo "$msg" | tail -c 160)"
+fi
+# The same path to a truncated file: the loader's message (path, then
+# "checksum mismatch" and what to do) whole in the reason.  lr_ctl_ppo
+# took it into 512 bytes until 2026-12-07: the reason ended in the path.
+head -c 5000 "$POLICY" > "$D/policies/long.pol"
+api POST $RELOAD
+msg=$(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/body")
+if [ "$STATUS" = 500 ] \
+   && echo "$msg" | grep -q "/long.pol: checksum mismatch: the file is truncated or corrupt; copy or train it again; fix ppo-policy in the configuration or train the policy again (lightrail train); the policy loaded before stays in use$"; then
+    ok "reload-ppo-policy, a long path to a truncated file: 500, checksum mismatch in the reason (${#msg} bytes)"
+else
+    notok "reload-ppo-policy, long path, truncated: $STATUS, ${#msg} bytes, ending $(echo "$msg" | tail -c 160)"
 fi
 stop_daemon
 # 5. The metro policy decided by its rollout (small futures: a test,
