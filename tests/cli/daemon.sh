@@ -34,7 +34,8 @@ start_daemon() {
     rm -f "$D/state/lightraild.port"
     $LIGHTRAILD --config "$D/lightraild.json" --foreground 2>> "$D/log" &
     PID=$!
-    await_file "$D/state/lightraild.port" $PID "$D/log" lightraild || return 1
+    await_file "$D/state/lightraild.port" $PID "$D/log" lightraild \
+        "${START_TRIES:-600}" || return 1
     PORT=$(cat "$D/state/lightraild.port")
     URL=https://127.0.0.1:$PORT
 }
