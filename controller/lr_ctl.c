@@ -1039,6 +1039,23 @@ fail_deciding(const struct lr_ctl *c, char *err, size_t errlen,
                        what);
 }
 
+/* EINVAL when 'intent' asks for an algorithm other than cdynp and a DC
+ * is planned by its agent (only cdynp plans with the agents); else 0.
+ * begin_admission() and lr_ctl_decide_begin() both ask, the latter so
+ * that a ppo intent is refused before its decision, not after. */
+static int
+refuse_for_agents(const struct lr_ctl *c, const struct lr_intent *intent,
+                  char *err, size_t errlen)
+{
+    if (!c->n_remote || !intent->algorithm[0]
+        || !strcmp(intent->algorithm, "cdynp"))
+        return 0;
+    return lr_ctl_fail(err, errlen, EINVAL, "algorithm '%s' needs every "
+                       "data center's devices, and %d are planned by their "
+                       "agents: ask for cdynp", intent->algorithm,
+                       c->n_remote);
+}
+
 static int begin_admission(struct lr_ctl *, const struct lr_intent *,
                            const struct lr_ctl_decision *, struct lr_job *,
                            struct lr_ctl_op **, char *, size_t);
@@ -1077,13 +1094,10 @@ begin_admission(struct lr_ctl *c, const struct lr_intent *intent,
                            "1 <= min <= max", intent->gpus_min,
                            intent->gpus_max);
     }
-    if (c->n_remote && intent->algorithm[0]
-        && strcmp(intent->algorithm, "cdynp")) {
+    int rc = refuse_for_agents(c, intent, err, errlen);
+    if (rc) {
         lr_model_free(model);
-        return lr_ctl_fail(err, errlen, EINVAL, "algorithm '%s' needs every "
-                           "data center's devices, and %d are planned by "
-                           "their agents: ask for cdynp", intent->algorithm,
-                           c->n_remote);
+        return rc;
     }
     memset(job, 0, sizeof *job);
     job->intent = *intent;
@@ -1092,7 +1106,7 @@ begin_admission(struct lr_ctl *c, const struct lr_intent *intent,
                  "cdynp");
     job->created_ms = job->updated_ms = ctl_now_ms(c);
     job->phase = LR_JOB_SUBMITTED;
-    int rc = admit(c, model, job, dec, err, errlen);
+    rc = admit(c, model, job, dec, err, errlen);
     lr_model_free(model);
     if (rc)
         return rc;   /* refused (or busy): no job, no arrival */
@@ -1170,6 +1184,9 @@ lr_ctl_decide_begin(struct lr_ctl *c, const struct lr_intent *intent,
         return fail_deciding(c, err, errlen, "submit again");
     if (find_job(c, intent->name))
         return fail_exists(c, intent->name, err, errlen);
+    int rc = refuse_for_agents(c, intent, err, errlen);
+    if (rc)
+        return rc;
     struct lr_ctl_op *o = calloc(1, sizeof *o);
     struct lr_ctl_decision *d = calloc(1, sizeof *d);
     const struct lr_spectrum *sp = c->rsa->sp;

@@ -327,8 +327,9 @@ int lr_ctl_delete_begin(struct lr_ctl *, const char *name,
  * ppo, or no usable policy with ppo-rollout): begin its admission with
  * lr_ctl_submit_begin().  Otherwise '*op' is the decision to run and
  * then end with lr_ctl_submit_decided().  EBUSY (another decision is in
- * flight), EEXIST (the name), ENOMEM; the intent's other errors come
- * from lr_ctl_submit_decided(). */
+ * flight), EEXIST (the name), EINVAL (a DC is planned by its agent:
+ * "ask for cdynp", as the admission says, before any decision), ENOMEM;
+ * the intent's other errors come from lr_ctl_submit_decided(). */
 int lr_ctl_decide_begin(struct lr_ctl *, const struct lr_intent *intent,
                         struct lr_ctl_op **op, char *err, size_t errlen);
 

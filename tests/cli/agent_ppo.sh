@@ -1,16 +1,18 @@
 #!/bin/sh
 # A ppo intent over DCs that agents plan, with ppo-rollout (lightraild's
-# decider runs the policy's rollout off the loop first): refused, 400,
-# "ask for cdynp", no job.  nb_restconf.c's decision_done() and
-# decide_next() hand such a decision to submit_deferred(), which calls
-# no agents_back(): that is right only while the admission of a ppo
-# intent never reaches the agents (lr_ctl.c begin_admission() refuses
-# every algorithm but cdynp when a DC is remote, before admit() and its
-# lr_ctl_plan_with_agents()).  Should this refusal go, those paths must
-# tell the loop as plan_next() does (agents_back()), or an agent's down
-# line, its idle closes and lightraild's TLS timer wait for a later
-# plan.  The agent and lightraild are stopped by their PID, never by
-# name.
+# decider would run the policy's rollout off the loop first): refused,
+# 400, "ask for cdynp", no job.  lr_ctl_decide_begin() refuses it in its
+# turn before any decision, with begin_admission()'s words (one check,
+# lr_ctl.c refuse_for_agents(); test_ctl_ppo holds that no decision is
+# begun).  nb_restconf.c's decision_done() and decide_next() hand a
+# decision to submit_deferred(), which calls no agents_back(): that is
+# right only while the admission of a ppo intent never reaches the
+# agents (begin_admission() refuses every algorithm but cdynp when a DC
+# is remote, before admit() and its lr_ctl_plan_with_agents()).  Should
+# this refusal go, those paths must tell the loop as plan_next() does
+# (agents_back()), or an agent's down line, its idle closes and
+# lightraild's TLS timer wait for a later plan.  The agent and
+# lightraild are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
@@ -49,7 +51,7 @@ if start_daemon; then
         msg=$(jq -r '."ietf-restconf:errors".error[0]."error-message" // empty' "$tmp/body")
         if [ "$STATUS" = 400 ] \
            && [ "$msg" = "algorithm 'ppo' needs every data center's devices, and 1 are planned by their agents: ask for cdynp" ]; then
-            ok "ppo intent ($m) over an agent's DC, on the decider's path: 400, $msg"
+            ok "ppo intent ($m) over an agent's DC, in the decider's turn: 400, $msg"
         else
             notok "ppo intent ($m) over an agent's DC: $STATUS $(head -c 600 "$tmp/body")"
         fi

@@ -21,6 +21,9 @@
  *   - with ppo-rollout, decisions taken on a thread of their own
  *     (lr_ctl_decide_begin) are those taken on the caller's, one at a
  *     time, and are checked against the state when they end;
+ *   - with ppo-rollout and a DC planned by its agent, a ppo intent is
+ *     refused by lr_ctl_decide_begin() before any decision, with the
+ *     admission's words ("ask for cdynp");
  *   - a candidate that stops at its second hop (a route of 33 links,
  *     slots already taken, too few slots, beyond every modulation's
  *     reach) falls back to CDynP with the reason, its first hop's
@@ -2682,6 +2685,80 @@ test_other_table_not_booked(void)
     lr_ctl_free(c);
 }
 
+/* A ppo intent over a DC its agent plans (dc2, an agent nobody serves:
+ * port 1 of loopback) with ppo-rollout: lr_ctl_decide_begin() refuses
+ * it at once, EINVAL with begin_admission()'s words and no op, rather
+ * than lending it the policy for a whole rollout refused afterwards;
+ * the policy is then free for the next decision (a second refusal, not
+ * EBUSY), and no job is left.  An intent for cdynp is not its to say:
+ * no op, no error. */
+static void
+test_rollout_refuses_remote_dcs(void)
+{
+    char key[200], cert[200], err[1024];
+    snprintf(key, sizeof key, "%s/coordinator.key", dir);
+    snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
+    if (lr_test_self_signed(key, cert, "coordinator"))
+        return;
+    struct lr_cluster *remote = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
+    snprintf(remote->dcs[1].remote_address,
+             sizeof remote->dcs[1].remote_address, "127.0.0.1");
+    remote->dcs[1].remote_port = 1;
+    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
+             "%s", remote->dcs[1].name);
+    struct lr_ctl_ppo_rollout ro = {
+        .load = 2.5, .samples = 2, .screen = 0, .horizon = 2, .top = 1,
+        .margin = 0, .min_gpus = 0, .refusal = false, .seed = 3,
+    };
+    snprintf(db, sizeof db, "%s/db%d", dir, n_db++);
+    struct lr_ctl_config cfg = {
+        .ppo_policy = src("examples/policies/metro.pol"), .ppo_rollout = &ro,
+        .topo = topo, .cluster = remote, .default_driver = "dummy",
+        .dummy_dir = devdir, .db_path = db, .agent_cert = cert,
+        .agent_key = key, .agent_ca = cert, .agent_timeout_s = 1,
+    };
+    struct lr_ctl *c = NULL;
+    char *report = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_ctl_new(&cfg, &c, &report, err, sizeof err), 0);
+    free(report);
+    bool usable = false;
+    CU_ASSERT_PTR_NULL(lr_ctl_ppo_status(c, &usable));
+    CU_ASSERT_FATAL(usable);   /* else nothing would be decided anyway */
+
+    const char *want = "algorithm 'ppo' needs every data center's devices, "
+                       "and 1 are planned by their agents: ask for cdynp";
+    struct lr_intent in = intent("p1", "gpt-1.9b", 4, 4);
+    for (int i = 0; i < 2; i++) {
+        struct lr_ctl_op *op = NULL;
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(lr_ctl_decide_begin(c, &in, &op, err, sizeof err),
+                        EINVAL);
+        CU_ASSERT_STRING_EQUAL(err, want);
+        if (op) {   /* before the fix: the decision, lent the policy */
+            lr_ctl_op_run(op);
+            struct lr_job job;
+            struct lr_ctl_op *dev = NULL;
+            CU_ASSERT_EQUAL(lr_ctl_submit_decided(c, op, &job, &dev, err,
+                                                  sizeof err), EINVAL);
+            CU_ASSERT_STRING_EQUAL(err, want);
+            CU_ASSERT_PTR_NULL(dev);
+        }
+    }
+    /* The same words from the admission itself. */
+    struct lr_job job;
+    CU_ASSERT_EQUAL(lr_ctl_submit(c, &in, &job, err, sizeof err), EINVAL);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(lr_ctl_get(c, "p1", &job), ENOENT);
+    struct lr_intent cd = in;
+    snprintf(cd.algorithm, sizeof cd.algorithm, "cdynp");
+    struct lr_ctl_op *op = NULL;
+    CU_ASSERT_EQUAL(lr_ctl_decide_begin(c, &cd, &op, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(op);
+    lr_ctl_free(c);
+    lr_cluster_free(remote);
+}
+
 static CU_TestInfo tests[] = {
     { "a mapped intent takes the actor's candidate",
       test_mapped_intents_follow_the_actor },
@@ -2729,6 +2806,8 @@ static CU_TestInfo tests[] = {
       test_hop_failures },
     { "a candidate with no plan, or too slow a one, falls back",
       test_plan_failures },
+    { "ppo-rollout: an intent over agents' DCs is refused before deciding",
+      test_rollout_refuses_remote_dcs },
     CU_TEST_INFO_NULL,
 };
 
