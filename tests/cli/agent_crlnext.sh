@@ -48,18 +48,6 @@ agent_at() {
     jq --arg c "../certs/$1-crl.pem" '."lightrail-agent:agent".tls.crl = $c' \
         "$A/dc2.json" > "$A/$1.json"
 }
-# hup_agent NAME PID: SIGHUP, and waits for the agent to say it read its
-# files again (one more such line in its log).
-hup_agent() {
-    said="SIGHUP: certificate, key, CA and CRL read again"
-    before=$(grep -c -F "$said" "$A/$1.log")
-    kill -HUP "$2"
-    for i in $(seq 200); do
-        [ "$(grep -c -F "$said" "$A/$1.log")" -gt "$before" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
 # kept PORT LOG TEXT KEPT UNTIL: a connection to the agent at PORT;
 # HELLO; when KEPT (an epoch second, 0: none) is given, HELLO again once
 # it has passed; then waits for a line of LOG with TEXT, at most until

@@ -160,3 +160,16 @@ stop_agent() {   # stop_agent PID: SIGTERM, wait, and its exit status
     wait "$1"
 }
 
+# hup_agent NAME PID: SIGHUP, and waits (10 s at most) for the agent to
+# say it read its files again (one more such line in $A/NAME.log); 1 when
+# it did not.
+hup_agent() {
+    said="SIGHUP: certificate, key, CA and CRL read again"
+    before=$(grep -c -F "$said" "$A/$1.log")
+    kill -HUP "$2"
+    for i in $(seq 200); do
+        [ "$(grep -c -F "$said" "$A/$1.log")" -gt "$before" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}

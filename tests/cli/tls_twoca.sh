@@ -68,18 +68,6 @@ agent_twoca() {
             ("../certs/" + $crl + ".pem") else . end' \
         "$A/dc2.json" > "$A/$1.json"
 }
-# hup_agent NAME PID: SIGHUP, and waits for the agent to say it read its
-# files again (one more such line in its log).
-hup_agent() {
-    said="SIGHUP: certificate, key, CA and CRL read again"
-    before=$(grep -c -F "$said" "$A/$1.log")
-    kill -HUP "$2"
-    for i in $(seq 200); do
-        [ "$(grep -c -F "$said" "$A/$1.log")" -gt "$before" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
 cluster() {   # cluster PORT: dc2 is the agent at PORT
     cat <<EOF
 {"lightrail-compute:compute": {
