@@ -4268,6 +4268,34 @@ test_job_config_text(void)
     fixture_free(&f);
 }
 
+/* Each of texts[0..n) is its own cut to the configuration
+ * (lr_yang_read_json(), content config, no fields, no depth) with
+ * with-defaults none and with explicit, byte for byte: the two tests
+ * below, of what h_ds() (nb_restconf.c) sends as built. */
+static void
+assert_own_cut(const char *what, char *const *texts, int n)
+{
+    static const enum lr_yang_wd wds[] = {
+        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT,
+    };
+    char err[1024] = "";
+    for (int t = 0; t < n; t++)
+        for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
+            char *cut = NULL;
+            CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, texts[t], NULL,
+                                                    LR_YANG_CONTENT_CONFIG, 0,
+                                                    wds[w], false, false,
+                                                    &cut, err, sizeof err),
+                                  0);
+            if (strcmp(cut, texts[t])) {
+                CU_FAIL("running's text is not its own cut");
+                fprintf(stderr, "%s, text %d, wd %d:\n%.2000s\nagainst\n"
+                        "%.2000s\n", what, t, (int) wds[w], texts[t], cut);
+            }
+            free(cut);
+        }
+}
+
 /* What h_ds() (nb_restconf.c) relies on when it sends running's jobs,
  * built without their state, as they come when the query asks no
  * with-defaults or explicit: the text is its own cut to the
@@ -4278,9 +4306,6 @@ test_job_config_text(void)
 static void
 test_job_config_text_is_cut(void)
 {
-    static const enum lr_yang_wd wds[] = {
-        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT,
-    };
     struct fixture f;
     struct lr_job j[3];
     struct job_forms jf;
@@ -4296,21 +4321,7 @@ test_job_config_text_is_cut(void)
         CU_ASSERT_EQUAL_FATAL(lr_yang_job_page_config_to_json(
                                   ctx, NULL, 0, NULL, list, FIXTURE_NET(&f),
                                   &texts[nt++], err, sizeof err), 0);
-    for (int t = 0; t < nt; t++)
-        for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
-            char *cut = NULL;
-            CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, texts[t], NULL,
-                                                    LR_YANG_CONTENT_CONFIG, 0,
-                                                    wds[w], false, false,
-                                                    &cut, err, sizeof err),
-                                  0);
-            if (strcmp(cut, texts[t])) {
-                CU_FAIL("running's jobs text is not its own cut");
-                fprintf(stderr, "text %d, wd %d:\n%s\nagainst\n%s\n", t,
-                        (int) wds[w], texts[t], cut);
-            }
-            free(cut);
-        }
+    assert_own_cut("the jobs", texts, nt);
     free(texts[nt - 2]);
     free(texts[nt - 1]);
     job_forms_free(&jf);
@@ -4329,9 +4340,6 @@ test_job_config_text_is_cut(void)
 static void
 test_running_config_text_is_cut(void)
 {
-    static const enum lr_yang_wd wds[] = {
-        LR_YANG_WD_NONE, LR_YANG_WD_EXPLICIT,
-    };
     struct fixture f;
     struct lr_job j[3];
     const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
@@ -4343,21 +4351,7 @@ test_running_config_text_is_cut(void)
                                                sizeof err), 0);
     CU_ASSERT_EQUAL_FATAL(lr_yang_cluster_to_json(ctx, f.cluster, &texts[1],
                                                   err, sizeof err), 0);
-    for (int t = 0; t < 2; t++)
-        for (size_t w = 0; w < sizeof wds / sizeof *wds; w++) {
-            CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, texts[t], NULL,
-                                                    LR_YANG_CONTENT_CONFIG, 0,
-                                                    wds[w], false, false,
-                                                    &cut, err, sizeof err),
-                                  0);
-            if (strcmp(cut, texts[t])) {
-                CU_FAIL("running's text is not its own cut");
-                fprintf(stderr, "text %d, wd %d:\n%.2000s\nagainst\n%.2000s\n",
-                        t, (int) wds[w], texts[t], cut);
-            }
-            free(cut);
-            cut = NULL;
-        }
+    assert_own_cut("the topology and the inventory", texts, 2);
     CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
                               ctx, refs, 3, FIXTURE_NET(&f), 0, &jobs, err,
                               sizeof err), 0);
