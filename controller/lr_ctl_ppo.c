@@ -16,7 +16,9 @@
 #include "tools/lightrail/lr_policy_file.h"
 
 struct lr_ctl_ppo {
-    char path[1024];
+    /* Owned, whole: a fixed char[1024] (until 2026-12-07) cut a longer
+     * path unmarked in every reason that names it. */
+    char *path;
     struct lr_policy_meta meta;
     struct lr_ppo *agent;             /* NULL: the file did not load */
     struct lr_model *models[LR_JENV_MAX_MODELS];
@@ -138,9 +140,10 @@ struct lr_ctl_ppo *
 lr_ctl_ppo_open(const char *path, double mean_job_s)
 {
     struct lr_ctl_ppo *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p || !(p->path = strdup(path))) {
+        free(p);
         return NULL;
-    snprintf(p->path, sizeof p->path, "%s", path);
+    }
     p->mean_job_s = lr_ctl_ppo_mean_job_or_default(mean_job_s);
     p->ro_note = "";
     size_t errlen = strlen(path) + PPO_LOAD_WORDS;
@@ -196,6 +199,7 @@ lr_ctl_ppo_free(struct lr_ctl_ppo *p)
     for (int i = 0; i < LR_JENV_MAX_MODELS; i++)
         lr_model_free(p->models[i]);
     free(p->obs);
+    free(p->path);
     free(p);
 }
 

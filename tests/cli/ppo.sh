@@ -415,23 +415,28 @@ if $LIGHTRAIL train --topology "$srcdir/examples/topologies/metro.json" \
 else
     notok "train --known-work: $(cat "$tmp/err")"
 fi
-# 4d. A policy named by a path of some 800 bytes (through a directory of
-# 250, thrice), replaced by one trained for another network:
+# 4d. A policy named by a path of 1,021 bytes (through a directory of
+# 247, four times; the file-path type allows 1,023), more than 1,024
+# once joined to the directory of the configuration file, replaced by
+# one trained for another network:
 # reload-ppo-policy is 500 with the whole reason, the path, what the
 # file was trained for and what to do, then that the policy loaded
 # before stays in use (nb_restconf took it into 768 bytes until
-# 2026-12-07 and cut the end).
-L=$(printf '%0250d' 0 | tr 0 l)
+# 2026-12-07 and cut the end; lr_ctl_ppo held the path in 1024 bytes
+# until then too, and its reason named the path cut, unmarked).
+L=$(printf '%0247d' 0 | tr 0 l)
 mkdir -p "$D/policies/$L"
 cp "$POLICY" "$D/policies/long.pol"
-use_policy "policies/$L/../$L/../$L/../long.pol"
+LONG="policies/$L/../$L/../$L/../$L/../long.pol"
+use_policy "$LONG"
 : > "$D/log"
 start_daemon || { notok "lightraild did not start with a long policy path: $(cat "$D/log")"; lr_summary; exit 1; }
 cp "$(dirname "$POLICY")/nsfnet6-equal.pol" "$D/policies/long.pol"
 api POST $RELOAD
 msg=$(jq -r '."ietf-restconf:errors".error[0]."error-message"' "$tmp/body")
-if [ "$STATUS" = 500 ] && [ ${#msg} -gt 800 ] \
-   && echo "$msg" | grep -q "/long.pol: trained for .*: train a policy for this network (lightrail train); the policy loaded before stays in use$"; then
+if [ "$STATUS" = 500 ] && [ ${#msg} -gt 1100 ] \
+   && echo "$msg" | grep -F -q "$LONG: trained for " \
+   && echo "$msg" | grep -q ": train a policy for this network (lightrail train); the policy loaded before stays in use$"; then
     ok "reload-ppo-policy, a long path to a policy for another network: 500, the reason whole (${#msg} bytes)"
 else
     notok "reload-ppo-policy, long path: $STATUS, ${#msg} bytes, ending $(echo "$msg" | tail -c 160)"
