@@ -1039,16 +1039,25 @@ fail_deciding(const struct lr_ctl *c, char *err, size_t errlen,
                        what);
 }
 
-/* EINVAL when 'intent' asks for an algorithm other than cdynp and a DC
- * is planned by its agent (only cdynp plans with the agents); else 0.
- * begin_admission() and lr_ctl_decide_begin() both ask, the latter so
- * that a ppo intent is refused before its decision, not after. */
+/* True when 'intent' asks for an algorithm other than cdynp and a DC
+ * is planned by its agent: only cdynp plans with the agents.  The one
+ * condition of refuse_for_agents() and of lr_ctl_plan_begin()'s filter,
+ * which leaves such an intent to lr_ctl_submit_begin() to refuse. */
+static bool
+agents_refuse(const struct lr_ctl *c, const struct lr_intent *intent)
+{
+    return c->n_remote && intent->algorithm[0]
+           && strcmp(intent->algorithm, "cdynp");
+}
+
+/* EINVAL when agents_refuse() 'intent'; else 0.  begin_admission() and
+ * lr_ctl_decide_begin() both ask, the latter so that a ppo intent is
+ * refused before its decision, not after. */
 static int
 refuse_for_agents(const struct lr_ctl *c, const struct lr_intent *intent,
                   char *err, size_t errlen)
 {
-    if (!c->n_remote || !intent->algorithm[0]
-        || !strcmp(intent->algorithm, "cdynp"))
+    if (!agents_refuse(c, intent))
         return 0;
     return lr_ctl_fail(err, errlen, EINVAL, "algorithm '%s' needs every "
                        "data center's devices, and %d are planned by their "
@@ -1271,7 +1280,7 @@ lr_ctl_plan_begin(struct lr_ctl *c, const struct lr_intent *in,
     bool ppo_cdynp = !strcmp(in->algorithm, "ppo")
                      && (!c->ppo || lr_ctl_ppo_why(c->ppo));
     if ((!memoised_algo(in->algorithm) && !ppo_cdynp)
-        || (c->n_remote && in->algorithm[0] && strcmp(in->algorithm, "cdynp"))
+        || agents_refuse(c, in)
         || c->agents_lent || c->inspect || find_job(c, in->name)
         || in->gpus_min < 1 || in->gpus_max < in->gpus_min)
         return 0;   /* nothing to plan here, or lr_ctl_submit_begin says */
