@@ -86,6 +86,16 @@ struct lr_cdynp_summary fk_sum;
 char fk_tags[LR_WIRE_KEEP_MAX][LR_WIRE_NAME_MAX];
 static uint8_t fk_buf[LR_WIRE_MAX_FRAME + 4];
 
+/* In the fake's process: fk_stop() asked it to end (SIGTERM). */
+static volatile sig_atomic_t fk_stopping;
+
+static void
+fk_on_term(int sig)
+{
+    (void) sig;
+    fk_stopping = 1;
+}
+
 /* Reads one request into 'm' (false at EOF or on a bad frame). */
 bool
 fk_read(struct fk_conn *c, struct lr_wire_msg *m)
@@ -200,6 +210,14 @@ fk_start(struct fake *f, fk_script *script, int conns)
         close(pfd[0]);
         close(gfd[1]);
         signal(SIGPIPE, SIG_IGN);
+        /* fk_stop()'s SIGTERM ends what the fake is doing (no
+         * SA_RESTART: a nap, an accept or a read returns EINTR), the
+         * script frees what it holds, and the fake exits below.  Killed
+         * by the signal's default action instead, a script's memory was
+         * lost under valgrind (script_old_planner()'s held request). */
+        struct sigaction term = { .sa_handler = fk_on_term };
+        sigemptyset(&term.sa_mask);
+        sigaction(SIGTERM, &term, NULL);
         char err[512];
         SSL_CTX *ctx = lr_agent_tls_ctx(TLS_server_method(),
                                         fk_path("dc1.pem"),
@@ -211,12 +229,14 @@ fk_start(struct fake *f, fk_script *script, int conns)
                            | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
         SSL_CTX_set_num_tickets(ctx, 0);
         fk_listen = ls;
-        for (int i = 0; i < conns; i++) {
+        for (int i = 0; i < conns && !fk_stopping; i++) {
             struct fk_conn c = { .index = i, .note = pfd[1],
                                  .go = gfd[0] };
             if (fk_listen < 0) {
                 /* Started again on the same port. */
                 usleep((useconds_t) fk_restart_ms * 1000);
+                if (fk_stopping)
+                    break;
                 int on = 1;
                 fk_listen = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
                 if (fk_listen < 0
@@ -226,8 +246,11 @@ fk_start(struct fake *f, fk_script *script, int conns)
                     || listen(fk_listen, 8))
                     _exit(3);
             }
-            if ((c.fd = accept(fk_listen, NULL, NULL)) < 0)
+            if ((c.fd = accept(fk_listen, NULL, NULL)) < 0) {
+                if (fk_stopping)
+                    break;
                 _exit(3);
+            }
             /* As the agent's (cmd_agent.c): without it a small frame
              * after an answer not yet acknowledged (a close_notify) waits
              * for the coordinator's delayed ACK, up to 40 ms. */
@@ -242,7 +265,15 @@ fk_start(struct fake *f, fk_script *script, int conns)
             close(c.fd);
         }
         /* Until the test stops us: a closed listener would refuse. */
-        pause();
+        sigset_t block, wait;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTERM);
+        sigprocmask(SIG_BLOCK, &block, &wait);
+        while (!fk_stopping)
+            sigsuspend(&wait);
+        if (fk_listen >= 0)
+            close(fk_listen);
+        SSL_CTX_free(ctx);
         _exit(0);
     }
     close(ls);
@@ -257,8 +288,27 @@ fk_start(struct fake *f, fk_script *script, int conns)
 void
 fk_stop(struct fake *f)
 {
-    kill(f->pid, SIGTERM);
-    waitpid(f->pid, NULL, 0);
+    /* SIGTERM again every 10 ms: one that came between the fake's look
+     * at fk_stopping and its accept() or nap is not lost.  A fake still
+     * there after FK_STOP_WAIT_S (a script that waits on the test) is
+     * killed. */
+    int st = 0;
+    for (int i = 0; i < FK_STOP_WAIT_S * 100; i++) {
+        kill(f->pid, SIGTERM);
+        if (waitpid(f->pid, &st, WNOHANG) == f->pid)
+            goto closed;
+        usleep(10 * 1000);
+    }
+    kill(f->pid, SIGKILL);
+    waitpid(f->pid, &st, 0);
+closed:
+    /* Under `make check LR_VALGRIND=1` the fake is valgrind's too: an
+     * error or a definite leak of its own is its exit status
+     * FK_VALGRIND_ERROR, which the test's would not show. */
+    if (WIFEXITED(st) && WEXITSTATUS(st) == FK_VALGRIND_ERROR)
+        fprintf(stderr, "the fake agent (pid %d): valgrind found errors in "
+                "it (above)\n", (int) f->pid);
+    CU_ASSERT(!WIFEXITED(st) || WEXITSTATUS(st) != FK_VALGRIND_ERROR);
     close(f->note);
     close(f->go);
 }

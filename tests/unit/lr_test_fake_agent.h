@@ -93,8 +93,15 @@ void fk_note_kind(struct fk_conn *c, char k);
 void fk_wait_note(struct fake *f);
 
 /* A fake agent for 'conns' connections, each served by 'script'; false
- * when it cannot be started.  fk_stop() ends it (SIGTERM, by its pid)
- * and closes the pipes. */
+ * when it cannot be started.  fk_stop() ends it by its pid and closes
+ * the pipes: SIGTERM ends the script's waits (EINTR), the script frees
+ * what it holds and returns, and the fake exits (0); one that has not
+ * after FK_STOP_WAIT_S is killed.  The test fails when valgrind found
+ * an error or a definite leak in the fake. */
+#define FK_STOP_WAIT_S 60
+/* tests/local.am's LR_VALGRIND_CMD's --error-exitcode: a fake that
+ * exits so fails the test at fk_stop(). */
+#define FK_VALGRIND_ERROR 66
 bool fk_start(struct fake *f, fk_script *script, int conns);
 void fk_stop(struct fake *f);
 
