@@ -2435,6 +2435,45 @@ pair(const struct lr_jenv *env, int d0, int d1)
     return -1;
 }
 
+/* The environment of test_hop_failures' policy: mix_env()'s over
+ * hops_net with triples, for one class, gpt-1.9b on 16 GPUs (the
+ * intents of check_hop_failure()), and two routes per pair (route 1 of
+ * dca-dcb is the missing route of the last failure), not the metro's
+ * mix of three classes and three routes: a CDynP plan per candidate
+ * and class is most of every controller's start (hops_policy_save()
+ * writes the same header). */
+static struct lr_jenv *
+hops_env(struct lr_model **model)
+{
+    char err[1024];
+    struct lr_jenv_config cfg = {
+        .triples = true, .load = 1, .holding = 1, .k = 2, .guard = 1,
+        .block_penalty = 2, .train = { 32, 1, 2 }, .n_models = 1,
+        .n_demands = 1, .demands = { 16 },
+    };
+    CU_ASSERT_EQUAL_FATAL(lr_model_preset("gpt-1.9b", model), 0);
+    cfg.models[0] = *model;
+    struct lr_jenv *env = NULL;
+    CU_ASSERT_EQUAL_FATAL(lr_jenv_new(topo, cluster, &cfg, &env, err,
+                                      sizeof err), 0);
+    return env;
+}
+
+/* write_biased_policy() for hops_env()'s class and routes. */
+static void
+hops_policy_save(const char *path, const struct lr_jenv *env, int pick)
+{
+    struct lr_policy_meta meta;
+    int n_act = lr_jenv_n_actions(env);
+    struct lr_ppo *r = mix_policy_new(&meta, lr_jenv_obs_size(env), n_act);
+    snprintf(meta.models, sizeof meta.models, "gpt-1.9b");
+    snprintf(meta.demands, sizeof meta.demands, "16");
+    meta.k = 2;
+    meta.triples = true;
+    r->actor->params[r->actor->n_params - n_act + pick] = 100;
+    mix_policy_save(path, &meta, r);
+}
+
 static void
 test_hop_failures(void)
 {
@@ -2444,10 +2483,9 @@ test_hop_failures(void)
     hops_net(&net, &cl);
     topo = net;
     cluster = cl;
-    struct lr_model *models[3];
-    struct lr_jenv *env = mix_env(
-        (struct lr_jenv_config) { .triples = true }, models);
-    CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    struct lr_model *model;
+    struct lr_jenv *env = hops_env(&model);
+    CU_ASSERT_FATAL(lr_jenv_present(env, 0, 0) > 0);
     int a = triple(env, 0, 1, 2), b = triple(env, 0, 3, 1),
         f = triple(env, 0, 1, 5), e = triple(env, 0, 1, 4);
     CU_ASSERT_FATAL(a >= 0 && b >= 0 && f >= 0 && e >= 0);
@@ -2461,8 +2499,7 @@ test_hop_failures(void)
     CU_ASSERT_FALSE(lr_jenv_mask(env)[f]);
     CU_ASSERT_FALSE(lr_jenv_mask(env)[e]);
     snprintf(path, sizeof path, "%s/hops.pol", dir);
-    write_biased_policy(path, lr_jenv_obs_size(env), lr_jenv_n_actions(env),
-                        a, 0, true, false);
+    hops_policy_save(path, env, a);
     /* A job on dcb-dcd before, one lightpath each way. */
     int p = pair(env, 1, 3);
     CU_ASSERT_FATAL(p >= 0);
@@ -2498,7 +2535,8 @@ test_hop_failures(void)
     CU_ASSERT_FATAL(ok >= 0);
     CU_ASSERT(lr_jenv_mask(env)[ok]);
     check_device_refuses(path, p, ok, "d");
-    mix_env_free(env, models);
+    lr_jenv_free(env);
+    lr_model_free(model);
     topo = metro_topo;
     cluster = metro_cluster;
     lr_topo_free(net);
