@@ -75,17 +75,21 @@
 static char corrupt[200];
 static int n_db;
 
+/* The store restarts check_fallback() has done in the running case:
+ * each case that calls it sets it to 0 first, so that which restarts
+ * a case does never depends on the cases run before it. */
+static int restarts;
+
 /* Whether check_fallback() starts a controller again on its store to
  * check it: each time in the plain build; under AddressSanitizer or
  * valgrind, where a controller's start over the networks of the hop
  * and plan failures is most of the cases' time (its environment, a
- * CDynP plan per candidate and class), the first two times only (one
- * without a job before, one with), the store's own code being the same
- * for every reason of a fallback. */
+ * CDynP plan per candidate and class), the first two times of each
+ * case only (one without a job before, one with), the store's own code
+ * being the same for every reason of a fallback. */
 static bool
 store_restart(void)
 {
-    static int restarts;
 #ifdef LR_TEST_ASAN
     bool slow = true;
 #else
@@ -2485,6 +2489,7 @@ test_hop_failures(void)
     cluster = cl;
     struct lr_model *model;
     struct lr_jenv *env = hops_env(&model);
+    restarts = 0;
     CU_ASSERT_FATAL(lr_jenv_present(env, 0, 0) > 0);
     int a = triple(env, 0, 1, 2), b = triple(env, 0, 3, 1),
         f = triple(env, 0, 1, 5), e = triple(env, 0, 1, 4);
@@ -2630,6 +2635,7 @@ test_plan_failures(void)
     struct lr_model *models[3];
     struct lr_jenv *env = mix_env((struct lr_jenv_config) { 0 }, models);
     CU_ASSERT_FATAL(lr_jenv_present(env, 1, 2) > 0);
+    restarts = 0;
     int t = single(env, 3), s = single(env, 2), p = pair(env, 0, 1);
     CU_ASSERT_FATAL(t >= 0 && s >= 0 && p >= 0);
     CU_ASSERT_FALSE(lr_jenv_mask(env)[t]);
