@@ -24,6 +24,19 @@
 
 #include "planner/lr_utf8.h"
 
+/* LR_TEST_ASAN is defined when the program is built with
+ * AddressSanitizer (GCC says so with __SANITIZE_ADDRESS__, clang with
+ * __has_feature): for what a test does differently under it (its
+ * allocator's counts, a cheaper setting where the sanitizer's cost is
+ * most of a case's time). */
+#if defined(__SANITIZE_ADDRESS__)
+#define LR_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LR_TEST_ASAN 1
+#endif
+#endif
+
 /* $srcdir/rel (the test's input files), in one of a few rotating
  * buffers: up to four results may be used at once. */
 static inline const char *

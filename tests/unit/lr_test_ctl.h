@@ -165,6 +165,30 @@ lr_test_ctl_intent(const char *name, const char *model, int gmin, int gmax,
     return in;
 }
 
+/* A copy of the test cluster with dc2 (dcs[1]) planned by an agent
+ * nobody serves (port 1 of loopback, named as the DC), and the
+ * coordinator's self-signed certificate and key made in directory
+ * 'where' (coordinator.pem, coordinator.key), their paths in cert[200]
+ * and key[200]; NULL when no certificate can be made (the test is then
+ * skipped, said on stderr).  The caller frees the copy with
+ * lr_cluster_free(). */
+static inline struct lr_cluster *
+lr_test_ctl_remote_dc2(const char *where, char *key, char *cert)
+{
+    snprintf(key, 200, "%s/coordinator.key", where);
+    snprintf(cert, 200, "%s/coordinator.pem", where);
+    if (lr_test_self_signed(key, cert, "coordinator"))
+        return NULL;
+    struct lr_cluster *remote = lr_cluster_clone(cluster);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
+    snprintf(remote->dcs[1].remote_address,
+             sizeof remote->dcs[1].remote_address, "127.0.0.1");
+    remote->dcs[1].remote_port = 1;
+    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
+             "%s", remote->dcs[1].name);
+    return remote;
+}
+
 /* Runs 'sql' on the store 'path' while no controller has it open (the
  * store locks the file for its own connection); the test stops if it
  * fails, with SQLite's words on stderr. */

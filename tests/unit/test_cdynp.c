@@ -21,13 +21,6 @@
 #include "tests/unit/lr_test_cluster.h"
 #include "tests/unit/lr_test_tight.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define LR_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LR_TEST_ASAN 1
-#endif
-#endif
 #ifdef LR_TEST_ASAN
 /* libasan's (sanitizer/allocator_interface.h, which gcc does not
  * install). */

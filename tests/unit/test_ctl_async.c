@@ -594,31 +594,11 @@ count_hook(void *arg)
     ++*(int *) arg;
 }
 
-/* The test cluster with dc2 planned by an agent nobody serves (port 1
- * of loopback), and the coordinator's certificate and key made in
- * key[200] and cert[200]; NULL when no certificate can be made. */
-static struct lr_cluster *
-remote_dc2(char *key, char *cert)
-{
-    snprintf(key, 200, "%s/coordinator.key", dir);
-    snprintf(cert, 200, "%s/coordinator.pem", dir);
-    if (lr_test_self_signed(key, cert, "coordinator"))
-        return NULL;
-    struct lr_cluster *remote = lr_cluster_clone(cluster);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
-    snprintf(remote->dcs[1].remote_address,
-             sizeof remote->dcs[1].remote_address, "127.0.0.1");
-    remote->dcs[1].remote_port = 1;
-    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
-             "%s", remote->dcs[1].name);
-    return remote;
-}
-
 /* The fixture of the queued RELEASEs: the test cluster with dc2's agent
- * nobody serves (remote_dc2()), a store at dir/'file' holding the active
- * job 'name' whose one stage is dc2's agent's (no GPU of ours, no
- * lightpath, so its DELETE is a RELEASE at that agent only), and 'c'
- * started on it as the coordinator with lightraild's release hook,
+ * nobody serves (lr_test_ctl_remote_dc2()), a store at dir/'file'
+ * holding the active job 'name' whose one stage is dc2's agent's (no
+ * GPU of ours, no lightpath, so its DELETE is a RELEASE at that agent
+ * only), and 'c' started on it as the coordinator with lightraild's release hook,
  * which counts in 'queued'.  The hook's argument is in the struct: it
  * must stay where it is until release_queue_free(). */
 struct release_queue {
@@ -636,7 +616,7 @@ release_queue_new(struct release_queue *q, const char *name,
     char err[1024];
     struct lr_store *st;
     memset(q, 0, sizeof *q);
-    if (!(q->remote = remote_dc2(q->key, q->cert)))
+    if (!(q->remote = lr_test_ctl_remote_dc2(dir, q->key, q->cert)))
         return false;
     struct lr_job job = { .phase = LR_JOB_ACTIVE };
     job.intent = intent(name, 4);
@@ -732,7 +712,7 @@ static void
 test_agent_down_across_a_new_network(void)
 {
     char key[200], cert[200], path[200], err[1024];
-    struct lr_cluster *remote = remote_dc2(key, cert);
+    struct lr_cluster *remote = lr_test_ctl_remote_dc2(dir, key, cert);
     if (!remote)
         return;
     snprintf(path, sizeof path, "%s/agent-down.db", dir);
@@ -1070,8 +1050,8 @@ agent_got(const char *record, const char *type, const char *tag)
     return n;
 }
 
-/* The certificates of the coordinator (remote_dc2()) and of dc2, and a
- * CA file of both, into ca[220]; 0, or -1 (skipped). */
+/* The certificates of the coordinator (lr_test_ctl_remote_dc2()) and
+ * of dc2, and a CA file of both, into ca[220]; 0, or -1 (skipped). */
 static int
 agent_certs(const char *cert, char *ca)
 {
@@ -1101,7 +1081,7 @@ dc2_start(struct dc2 *d, const char *state, const char *record)
 {
     memset(d, 0, sizeof *d);
     d->agent = -1;
-    if (!(d->remote = remote_dc2(d->key, d->cert)))
+    if (!(d->remote = lr_test_ctl_remote_dc2(dir, d->key, d->cert)))
         return -1;
     if (agent_certs(d->cert, d->ca)
         || (d->agent = agent_start(d->ca, &d->port, state, record, 0)) < 0) {

@@ -56,13 +56,6 @@
 #include "tests/unit/lr_test_ctl.h"
 #include "tools/lightrail/lr_policy_file.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define LR_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LR_TEST_ASAN 1
-#endif
-#endif
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -2740,17 +2733,9 @@ static void
 test_rollout_refuses_remote_dcs(void)
 {
     char key[200], cert[200], err[1024];
-    snprintf(key, sizeof key, "%s/coordinator.key", dir);
-    snprintf(cert, sizeof cert, "%s/coordinator.pem", dir);
-    if (lr_test_self_signed(key, cert, "coordinator"))
+    struct lr_cluster *remote = lr_test_ctl_remote_dc2(dir, key, cert);
+    if (!remote)
         return;
-    struct lr_cluster *remote = lr_cluster_clone(cluster);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(remote);
-    snprintf(remote->dcs[1].remote_address,
-             sizeof remote->dcs[1].remote_address, "127.0.0.1");
-    remote->dcs[1].remote_port = 1;
-    snprintf(remote->dcs[1].remote_name, sizeof remote->dcs[1].remote_name,
-             "%s", remote->dcs[1].name);
     struct lr_ctl_ppo_rollout ro = {
         .load = 2.5, .samples = 2, .screen = 0, .horizon = 2, .top = 1,
         .margin = 0, .min_gpus = 0, .refusal = false, .seed = 3,
