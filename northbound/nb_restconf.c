@@ -2458,9 +2458,11 @@ datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
  * each as its own GET answers it now (its handler, asked without a
  * query or a precondition: the jobs whole, not a page; without their
  * state when the cut keeps none of it), validated together
- * (lr_yang_datastore_to_json()).  The members hold nothing of
- * one another (no reference crosses them), so the cut of this text is
- * the cut of the whole datastore, byte for byte.
+ * (lr_yang_datastore_to_json(); running's, lr_yang_running_to_json(),
+ * makes no state: its text is its members' as built, side by side).
+ * The members hold nothing of one another (no reference crosses
+ * them), so the cut of this text is the cut of the whole datastore,
+ * byte for byte.
  * When the jobs are the one member built and the query has fields,
  * '*out' is the jobs' own text, not that datastore's: each text is
  * only read by the cut that follows (h_datastore(), h_ds()), which
@@ -2471,10 +2473,10 @@ datastore_needs(struct nb_app *app, const struct nb_read *rd, bool running,
  * reference to another member), would print (test_yang_job_tree checks
  * it), with the same flags, so the datastore's text adds nothing to it but,
  * to their text without the state, the empty state containers its
- * validation makes, which a cut that let that text be built drops
- * (read_config_text()).  Parsing,
- * validating and printing every job once more was nearly half of such
- * a GET (docs/benchmarks.md "The datastore's jobs alone").  0, or the
+ * validation makes (operational's; running's makes none), which a
+ * cut that let that text be built drops (read_config_text()).
+ * Parsing, validating and printing every job once more was nearly half
+ * of such a GET (docs/benchmarks.md "The datastore's jobs alone").  0, or the
  * answer in 'resp': the query's fields refused, a part built that
  * fails, as its own GET would give it, or a 500. */
 static int
@@ -2556,8 +2558,8 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         rc = 0;
         goto cleanup;
     }
-    rc = lr_yang_datastore_to_json(app->ly, (const char *const *) docs, n,
-                                   out, err, sizeof err);
+    rc = (running ? lr_yang_running_to_json : lr_yang_datastore_to_json)(
+        app->ly, (const char *const *) docs, n, out, err, sizeof err);
     if (rc)
         api_reply(resp, rc, NULL, err);
 
@@ -2652,10 +2654,11 @@ ds_query(const struct nb_route *row, bool oper)
  * text without the state: the jobs' rows (the container, the list, one
  * job) do on nb_request's config_text, whatever 'rd'
  * (read_config_text()), and the topology's and the inventory's have no
- * state to leave out (test_yang_job's "running's topology and inventory
- * their own cut"); the other rows are state, not served under running.
- * 0, or the answer in 'resp': the row's own refusal (a job not there,
- * a bad page); a path no row serves was ds_exists()'s 404. */
+ * state to leave out (test_yang_job's "running's topology, inventory
+ * and datastore sent as built"); the other rows are state, not served
+ * under running.  0, or the answer in 'resp': the row's own refusal (a
+ * job not there, a bad page); a path no row serves was ds_exists()'s
+ * 404. */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
                  const char *sub, const char *raw_sub, bool config_only,
@@ -2854,11 +2857,12 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
         return;
     rd.with_origin = origin;
     if (!*rest) {
-        /* Not config_built: the validation of the members together
-         * (lr_yang_datastore_to_json()) gives each job an empty state
-         * container, which the cut to the configuration drops. */
+        /* Running's members are built without the state (the jobs) or
+         * have none (the topology, the inventory), and their validation
+         * together makes none (lr_yang_running_to_json()). */
         if (datastore_text(app, req, &rd, running, resp, &out))
             return;
+        config_built = running;
     } else {
         const char *sub = rest + 1;
         /* The server matched this row's prefix as written: the raw path
@@ -2885,11 +2889,12 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
                              ? NB_WD_REPORT_ALL : rd.with_defaults,
         };
         /* A text built without the state (the jobs', the topology's,
-         * the inventory's) is that cut already when with-defaults adds,
-         * trims and tags nothing (none or explicit: the text as
-         * printed), byte for byte (test_yang_job's "running's jobs text
-         * is its own content=config cut", "running's topology and
-         * inventory their own cut"): it is not parsed and printed again
+         * the inventory's, running's datastore of them) is that cut
+         * already when with-defaults adds, trims and tags nothing (none
+         * or explicit: the text as printed), byte for byte
+         * (test_yang_job's "running's jobs text is its own
+         * content=config cut", "running's topology, inventory and
+         * datastore sent as built"): it is not parsed and printed again
          * to the same bytes (docs/benchmarks.md "Running's jobs not cut
          * to what they are"). */
         bool cut_already = config_built

@@ -259,9 +259,12 @@ lr_yang_top_config(const struct ly_ctx *ctx, const char *name, bool *config,
     return 0;
 }
 
-int
-lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
-                          char **out, char *err, size_t errlen)
+/* lr_yang_datastore_to_json() and lr_yang_running_to_json(): 'vopts'
+ * the validation's options, LYD_VALIDATE_PRESENT with or without
+ * LYD_VALIDATE_NO_STATE. */
+static int
+lr_yang_datastore_print(struct ly_ctx *ctx, const char *const *docs, int n,
+                        uint32_t vopts, char **out, char *err, size_t errlen)
 {
     static const char *const doc = "data";
     struct lyd_node *tree = NULL, *part = NULL, *lib = NULL, *st = NULL;
@@ -326,7 +329,7 @@ lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
             goto cleanup;
         }
     }
-    rc = lyd_validate_all(&tree, ctx, LYD_VALIDATE_PRESENT, NULL);
+    rc = lyd_validate_all(&tree, ctx, vopts, NULL);
     if (!rc && st) {
         if (tree == st)
             tree = st->next;
@@ -352,6 +355,33 @@ cleanup:
     }
     *out = text;
     return ret;
+}
+
+int
+lr_yang_datastore_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
+                          char **out, char *err, size_t errlen)
+{
+    return lr_yang_datastore_print(ctx, docs, n, LYD_VALIDATE_PRESENT, out,
+                                   err, errlen);
+}
+
+/* LYD_VALIDATE_NO_STATE, as the jobs' own printer completes their tree
+ * without the state (lr_yang_job.c, job_tree_defaults()): the
+ * validation makes no implicit state node, so no job gets the empty
+ * "state" container that KEEPEMPTYCONT would print and a cut to the
+ * configuration would drop, and a state node a document holds is an
+ * error, not a member of running.  Made, not printed and removed: the
+ * print keeps the members' own empty containers ({"lightrail-job:jobs":
+ * {}} when there is no job), which only their origin tells from those
+ * the validation would add. */
+int
+lr_yang_running_to_json(struct ly_ctx *ctx, const char *const *docs, int n,
+                        char **out, char *err, size_t errlen)
+{
+    return lr_yang_datastore_print(ctx, docs, n,
+                                   LYD_VALIDATE_PRESENT
+                                       | LYD_VALIDATE_NO_STATE,
+                                   out, err, errlen);
 }
 
 /* The yang-data template 'name' of ietf-restconf (RFC 8040 8:

@@ -73,6 +73,17 @@ int lr_yang_library_both_to_json(struct ly_ctx *, const char *const *api,
 int lr_yang_datastore_to_json(struct ly_ctx *, const char *const *docs,
                               int n, char **out, char *err, size_t errlen);
 
+/* As lr_yang_datastore_to_json(), for RFC 8342's running datastore: the
+ * documents hold configuration only (config true nodes; a state node
+ * is EINVAL naming it), and the validation adds no state node, so that
+ * the text is the members' own, side by side, as their printers made
+ * them without the state (no empty "state" container for each job):
+ * its own cut to the configuration with with-defaults none or explicit
+ * (test_yang_job's "running's topology, inventory and datastore
+ * sent as built").  Errors as there. */
+int lr_yang_running_to_json(struct ly_ctx *, const char *const *docs,
+                            int n, char **out, char *err, size_t errlen);
+
 /* Whether the top-level data node 'name' ("module:node", as the path of
  * a data resource begins) is configuration (config true), which RFC
  * 8342's running datastore can hold, into '*config'.  EINVAL when the

@@ -4328,22 +4328,55 @@ test_job_config_text_is_cut(void)
     fixture_free(&f);
 }
 
+/* The RFC 7951 object of the members of the objects texts[0..n), as
+ * libyang prints siblings: each text's members, within its braces,
+ * joined by ",\n" (the caller frees it), or NULL when a text is not
+ * one object as libyang prints it ("{\n", its members, "\n}\n"). */
+static char *
+members_joined(char *const *texts, int n)
+{
+    size_t len = 5;
+    char *out, *p;
+    for (int t = 0; t < n; t++)
+        len += strlen(texts[t]) + 2;
+    if (!(out = p = malloc(len)))
+        return NULL;
+    p += sprintf(p, "{\n");
+    for (int t = 0; t < n; t++) {
+        size_t tl = strlen(texts[t]);
+        if (tl < 5 || strncmp(texts[t], "{\n", 2)
+            || strcmp(texts[t] + tl - 3, "\n}\n")) {
+            free(out);
+            return NULL;
+        }
+        p += sprintf(p, "%s%.*s", t ? ",\n" : "", (int) (tl - 5),
+                     texts[t] + 2);
+    }
+    sprintf(p, "\n}\n");
+    return out;
+}
+
 /* What h_ds() (nb_restconf.c) relies on when it sends running's
- * topology and its inventory as they come when the query asks no
- * with-defaults or explicit: neither has a state (config false) node,
- * so each text as its printer makes it is its own cut to the
+ * topology, its inventory and running's datastore of them and the jobs
+ * as they come when the query asks no with-defaults or explicit: the
+ * topology and the inventory have no state (config false) node, so
+ * each text as its printer makes it is its own cut to the
  * configuration with that with-defaults (lr_yang_read_json(), content
- * config, no fields, no depth), byte for byte.  Running's datastore is
- * not: its validation (lr_yang_datastore_to_json()) gives each job an
- * empty state container, which that cut drops; the last check says so,
- * for h_ds() to go on cutting it. */
+ * config, no fields, no depth), byte for byte; running's datastore of
+ * them and the jobs built without their state (lr_yang_running_to_json(),
+ * in datastore_text()'s order, with three jobs and with none) is their
+ * texts side by side, no "state" made for a job, and so its own cut
+ * too.  The datastore's validation for operational
+ * (lr_yang_datastore_to_json()) of the same texts gives each job an
+ * empty state container, which that cut drops: why running has its
+ * own. */
 static void
 test_running_config_text_is_cut(void)
 {
     struct fixture f;
     struct lr_job j[3];
     const struct lr_job *refs[3] = { &j[0], &j[1], &j[2] };
-    char *texts[2] = { NULL }, *jobs = NULL, *ds = NULL, *cut = NULL;
+    char *texts[3] = { NULL }, *ds[2] = { NULL }, *oper = NULL;
     char err[1024] = "";
     CU_ASSERT_EQUAL_FATAL(fixture_load(&f), 0);
     rich_jobs(&f, j);
@@ -4352,23 +4385,42 @@ test_running_config_text_is_cut(void)
     CU_ASSERT_EQUAL_FATAL(lr_yang_cluster_to_json(ctx, f.cluster, &texts[1],
                                                   err, sizeof err), 0);
     assert_own_cut("the topology and the inventory", texts, 2);
+    /* Three jobs, then none. */
+    for (int k = 0; k < 2; k++) {
+        char *joined = NULL;
+        free(texts[2]);
+        texts[2] = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
+                                  ctx, refs, k ? 0 : 3, FIXTURE_NET(&f), 0,
+                                  &texts[2], err, sizeof err), 0);
+        CU_ASSERT_EQUAL_FATAL(lr_yang_running_to_json(
+                                  ctx, (const char *const *) texts, 3,
+                                  &ds[k], err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(joined = members_joined(texts, 3));
+        if (strcmp(ds[k], joined)) {
+            CU_FAIL("running's datastore is not its members' texts");
+            fprintf(stderr, "%d jobs:\n%.3000s\nagainst\n%.3000s\n",
+                    k ? 0 : 3, ds[k], joined);
+        }
+        CU_ASSERT_PTR_NULL(strstr(ds[k], "\"state\""));
+        free(joined);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(ds[1], "\"lightrail-job:jobs\": {}"));
+    assert_own_cut("running's datastore", ds, 2);
+    free(texts[2]);
+    texts[2] = NULL;
     CU_ASSERT_EQUAL_FATAL(lr_yang_job_refs_config_to_json(
-                              ctx, refs, 3, FIXTURE_NET(&f), 0, &jobs, err,
-                              sizeof err), 0);
-    const char *docs[3] = { texts[0], texts[1], jobs };
-    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 3, &ds, err,
-                                                    sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(ctx, ds, NULL,
-                                            LR_YANG_CONTENT_CONFIG, 0,
-                                            LR_YANG_WD_NONE, false, true,
-                                            &cut, err, sizeof err), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(ds, "\"state\": {}"));
-    CU_ASSERT_PTR_NULL(strstr(cut, "\"state\""));
-    free(cut);
-    free(ds);
-    free(jobs);
-    free(texts[0]);
-    free(texts[1]);
+                              ctx, refs, 3, FIXTURE_NET(&f), 0, &texts[2],
+                              err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(
+                              ctx, (const char *const *) texts, 3, &oper,
+                              err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(oper, "\"state\": {}"));
+    free(oper);
+    for (int i = 0; i < 3; i++)
+        free(texts[i]);
+    for (int k = 0; k < 2; k++)
+        free(ds[k]);
     fixture_free(&f);
 }
 
@@ -4429,8 +4481,8 @@ test_running_cut_once(void)
     CU_ASSERT_EQUAL_FATAL(lr_yang_cluster_to_json(ctx, f.cluster, &own[1],
                                                   err, sizeof err), 0);
     const char *docs[3] = { own[0], own[1], jf.cfg[JF_JOBS] };
-    CU_ASSERT_EQUAL_FATAL(lr_yang_datastore_to_json(ctx, docs, 3, &own[2],
-                                                    err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(lr_yang_running_to_json(ctx, docs, 3, &own[2],
+                                                  err, sizeof err), 0);
     texts[JF_DATASTORE] = own[2];
     texts[JF_N] = own[0];
     fields[JF_N] = topo_fields;
@@ -5736,7 +5788,7 @@ static CU_TestInfo tests[] = {
       test_job_config_text },
     { "running's jobs text is its own content=config cut",
       test_job_config_text_is_cut },
-    { "running's topology and inventory their own cut",
+    { "running's topology, inventory and datastore sent as built",
       test_running_config_text_is_cut },
     { "running's trim and report-all cut once", test_running_cut_once },
     { "the datastore's jobs alone cut from their own text",
