@@ -2889,40 +2889,36 @@ h_ds(void *arg, const struct nb_request *req, struct nb_response *resp)
                              ? NB_WD_REPORT_ALL : rd.with_defaults,
         };
         /* A text built without the state (the jobs', the topology's,
-         * the inventory's, running's datastore of them) is that cut
-         * already when with-defaults adds, trims and tags nothing (none
-         * or explicit: the text as printed), byte for byte
-         * (test_yang_job's "running's jobs text is its own
-         * content=config cut", "running's topology, inventory and
-         * datastore sent as built"): it is not parsed and printed again
-         * to the same bytes (docs/benchmarks.md "Running's jobs not cut
-         * to what they are"). */
-        bool cut_already = config_built
-                           && (cfg.with_defaults == NB_WD_NONE
-                               || cfg.with_defaults == NB_WD_EXPLICIT);
-        /* With trim or report-all the query's cut below, content config
-         * and that with-defaults too, is that cut and then its fields
-         * and depth in one pass, byte for byte on such a text
-         * (test_yang_job's "running's trim and report-all cut once"):
-         * the text is cut once, there, not twice (docs/benchmarks.md
-         * "Running's trim and report-all cut once"). */
-        bool cut_below = config_built && !cut_already
-                         && rd.content != NB_CONTENT_NONCONFIG
-                         && rd.with_defaults == cfg.with_defaults;
-        if (!cut_already && !cut_below
-            && read_cut(app, &cfg, !*rest, &out, resp))
+         * the inventory's, running's datastore of them) is not cut to
+         * 'cfg' first: the query's cut below, within the configuration
+         * too, is that cut and then its own in one pass, byte for byte,
+         * or refuses its fields alike (test_yang_job's "running's text
+         * built without the state cut once": with-defaults trim,
+         * report-all and report-all-tagged, content config and
+         * nonconfig; docs/benchmarks.md "Running's trim and report-all
+         * cut once"). */
+        if (!config_built && read_cut(app, &cfg, !*rest, &out, resp))
             return;
         if (rd.content == NB_CONTENT_ALL)
             rd.content = NB_CONTENT_CONFIG;
         else if (rd.content == NB_CONTENT_NONCONFIG)
             rd.with_defaults = NB_WD_NONE;
-        /* A query with no fields nor depth, and no tagging (content all
-         * or config, with-defaults other than report-all-tagged), is
-         * that cut again: the text is its answer already.  Cut twice,
-         * it was parsed and printed twice to the same bytes, a fifth
-         * to a quarter of such a GET's instructions
-         * (docs/benchmarks.md "Work repeated per request"). */
-        if (!cut_below && read_cut_same(&rd, &cfg)) {
+        /* The text is the cut to 'cfg' now: made above, or as built
+         * when with-defaults adds, trims and tags nothing (none or
+         * explicit), byte for byte (test_yang_job's "running's jobs
+         * text is its own content=config cut", "running's topology,
+         * inventory and datastore sent as built"; docs/benchmarks.md
+         * "Running's jobs not cut to what they are").  A query with no
+         * fields nor depth, and no tagging (content all or config,
+         * with-defaults other than report-all-tagged), is that cut
+         * again: the text is its answer already.  Cut twice, it was
+         * parsed and printed twice to the same bytes, a fifth to a
+         * quarter of such a GET's instructions (docs/benchmarks.md
+         * "Work repeated per request"). */
+        bool is_cfg_cut = !config_built
+                          || cfg.with_defaults == NB_WD_NONE
+                          || cfg.with_defaults == NB_WD_EXPLICIT;
+        if (is_cfg_cut && read_cut_same(&rd, &cfg)) {
             tagged_reply(req, resp, out);
             return;
         }

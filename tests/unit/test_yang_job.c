@@ -4425,17 +4425,33 @@ test_running_config_text_is_cut(void)
 }
 
 /* What h_ds() (nb_restconf.c) relies on when it cuts running's text
- * built without the state once under with-defaults trim or report-all:
- * that text cut to the configuration with that with-defaults and then
- * by the query (content config, its fields and depth, the same
- * with-defaults), the two cuts it made, is its one cut by the query,
- * byte for byte, or both refuse the fields alike; for the jobs' forms,
- * the topology, the inventory and running's datastore of them. */
+ * built without the state once: that text cut to the configuration
+ * (content config, with-defaults that of the query, report-all for
+ * report-all-tagged) and then by the query as h_ds() makes it (content
+ * config, or nonconfig with with-defaults none; its fields and depth),
+ * the two cuts it made, is its one cut by the query, byte for byte, or
+ * both refuse the fields alike; for with-defaults trim, report-all and
+ * report-all-tagged, with content config and nonconfig, and for the
+ * jobs' forms, the topology, the inventory and running's datastore of
+ * them. */
 static void
 test_running_cut_once(void)
 {
-    static const enum lr_yang_wd wds[] = {
-        LR_YANG_WD_TRIM, LR_YANG_WD_REPORT_ALL,
+    /* The first cut's with-defaults, the query's content and its
+     * with-defaults, as h_ds() makes them. */
+    static const struct {
+        enum lr_yang_wd cfg_wd;
+        enum lr_yang_content content;
+        enum lr_yang_wd wd;
+    } wds[] = {
+        { LR_YANG_WD_TRIM, LR_YANG_CONTENT_CONFIG, LR_YANG_WD_TRIM },
+        { LR_YANG_WD_REPORT_ALL, LR_YANG_CONTENT_CONFIG,
+          LR_YANG_WD_REPORT_ALL },
+        { LR_YANG_WD_REPORT_ALL, LR_YANG_CONTENT_CONFIG,
+          LR_YANG_WD_REPORT_ALL_TAGGED },
+        { LR_YANG_WD_TRIM, LR_YANG_CONTENT_NONCONFIG, LR_YANG_WD_NONE },
+        { LR_YANG_WD_REPORT_ALL, LR_YANG_CONTENT_NONCONFIG,
+          LR_YANG_WD_NONE },
     };
     static const uint16_t depths[] = { 0, 1, 2, 3 };
     enum { N_TEXTS = JF_N + 2 };
@@ -4499,22 +4515,23 @@ test_running_cut_once(void)
                         continue;
                     CU_ASSERT_EQUAL_FATAL(lr_yang_read_json(
                         ctx, texts[t], NULL, LR_YANG_CONTENT_CONFIG, 0,
-                        wds[w], false, ds, &cfg, err, sizeof err), 0);
+                        wds[w].cfg_wd, false, ds, &cfg, err, sizeof err),
+                        0);
                     int rc2 = lr_yang_read_json(ctx, cfg, fl,
-                                                LR_YANG_CONTENT_CONFIG,
-                                                depths[d], wds[w], false, ds,
-                                                &two, err, sizeof err);
+                                                wds[w].content, depths[d],
+                                                wds[w].wd, false, ds, &two,
+                                                err, sizeof err);
                     int rc1 = lr_yang_read_json(ctx, texts[t], fl,
-                                                LR_YANG_CONTENT_CONFIG,
-                                                depths[d], wds[w], false, ds,
-                                                &one, err, sizeof err);
+                                                wds[w].content, depths[d],
+                                                wds[w].wd, false, ds, &one,
+                                                err, sizeof err);
                     CU_ASSERT_EQUAL(rc1, rc2);
                     if (!rc1 && !rc2 && strcmp(one, two)) {
                         CU_FAIL("running's text cut once is not cut twice");
-                        fprintf(stderr, "text %d, wd %d, depth %u, fields "
-                                "%s:\n%.2000s\nagainst\n%.2000s\n", t,
-                                (int) wds[w], depths[d], fl ? fl : "-",
-                                one, two);
+                        fprintf(stderr, "text %d, mode %d, depth %u, "
+                                "fields %s:\n%.2000s\nagainst\n%.2000s\n",
+                                t, (int) w, depths[d], fl ? fl : "-", one,
+                                two);
                     }
                     same += !rc1 && !rc2 && fl;
                     free(cfg);
@@ -5790,7 +5807,8 @@ static CU_TestInfo tests[] = {
       test_job_config_text_is_cut },
     { "running's topology, inventory and datastore sent as built",
       test_running_config_text_is_cut },
-    { "running's trim and report-all cut once", test_running_cut_once },
+    { "running's text built without the state cut once",
+      test_running_cut_once },
     { "the datastore's jobs alone cut from their own text",
       test_ds_jobs_alone },
     { "fields= that keeps no state of a job, judged on the schema",
