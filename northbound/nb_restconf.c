@@ -2423,6 +2423,26 @@ h_jobs(void *arg, const struct nb_request *req, struct nb_response *resp)
         jobs_page(arg, req, resp, false);
 }
 
+/* How the text of a GET row's handler 'h' stands to running's
+ * configuration, the one list of it: DS_TEXT_ASKED, built without the
+ * state on nb_request's config_text (the jobs' rows, container, list
+ * and one job: read_config_text()); DS_TEXT_STATELESS, holding none
+ * whatever it is asked (the topology, the inventory: no config false
+ * node, test_yang_job's "running's topology, inventory and datastore
+ * sent as built"); DS_TEXT_STATE for the others (state, not served
+ * under running). */
+enum ds_text { DS_TEXT_STATE, DS_TEXT_ASKED, DS_TEXT_STATELESS };
+
+static enum ds_text
+ds_text_of(nb_handler *h)
+{
+    if (h == h_jobs || h == h_job_list || h == h_job)
+        return DS_TEXT_ASKED;
+    if (h == h_topology || h == h_compute)
+        return DS_TEXT_STATELESS;
+    return DS_TEXT_STATE;
+}
+
 /* Which of the datastore's 'n' members 'members' ("module:node") the
  * cut of 'rd' can send anything of (running: within its configuration),
  * as the yang layer judges on the schema (lr_yang_datastore_needs()):
@@ -2484,21 +2504,17 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
                const struct nb_read *rd, bool running,
                struct nb_response *resp, char **out)
 {
-    /* 'stateless': the handler builds its text without the state on
-     * nb_request's config_text (the jobs alone: read_config_text()),
-     * so the cut is judged for it alone. */
     static const struct {
         nb_handler *handler;
         const char *path;
-        bool stateless;
     } parts[] = {
-        { h_topology, DATA "ietf-network:networks", false },
-        { h_compute, DATA "lightrail-compute:compute", false },
-        { h_jobs, JOBS, true },
-        { h_state, DATA "lightrail-state:state", false },
-        { h_yang_library, YLIB, false },
-        { h_yang_library, YLIB_STATE, false },
-        { h_restconf_state, RCMON, false },
+        { h_topology, DATA "ietf-network:networks" },
+        { h_compute, DATA "lightrail-compute:compute" },
+        { h_jobs, JOBS },
+        { h_state, DATA "lightrail-state:state" },
+        { h_yang_library, YLIB },
+        { h_yang_library, YLIB_STATE },
+        { h_restconf_state, RCMON },
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };
     const char *members[N_PARTS];
@@ -2533,15 +2549,15 @@ datastore_text(struct nb_app *app, const struct nb_request *req,
         }
         /* Built without its state when the cut keeps none of it:
          * running, content=config, fields that select none or a depth
-         * that cuts it. */
+         * that cuts it (a handler that builds so on config_text alone,
+         * ds_text_of(): the cut is judged for it alone). */
         snprintf(under, sizeof under, "/%s", members[i]);
+        bool config_text = ds_text_of(parts[i].handler) == DS_TEXT_ASKED
+                           && (running
+                               || !read_keeps_state(app, rd, NULL, under));
         struct nb_request get = { .method = NB_GET, .path = parts[i].path,
                                   .body = "", .principal = req->principal,
-                                  .config_text = parts[i].stateless
-                                                 && (running
-                                                     || !read_keeps_state(
-                                                            app, rd, NULL,
-                                                            under)) };
+                                  .config_text = config_text };
         struct nb_response part = { .status = 0 };
         parts[i].handler(app, &get, &part);
         if (part.status != 200) {
@@ -2651,14 +2667,12 @@ ds_query(const struct nb_route *row, bool oper)
  * (the caller's cut, nb_request's cut) when that keeps none of it
  * (content=config, fields that select none, a depth that cuts it).
  * '*config_built' tells whether, with 'config_only', the row built its
- * text without the state: the jobs' rows (the container, the list, one
- * job) do on nb_request's config_text, whatever 'rd'
- * (read_config_text()), and the topology's and the inventory's have no
- * state to leave out (test_yang_job's "running's topology, inventory
- * and datastore sent as built"); the other rows are state, not served
- * under running.  0, or the answer in 'resp': the row's own refusal (a
- * job not there, a bad page); a path no row serves was ds_exists()'s
- * 404. */
+ * text without the state (ds_text_of(): the jobs' rows on
+ * nb_request's config_text, whatever 'rd'; the topology's and the
+ * inventory's have none to leave out); the other rows are state, not
+ * served under running.  0, or the answer in 'resp': the row's own
+ * refusal (a job not there, a bad page); a path no row serves was
+ * ds_exists()'s 404. */
 static int
 ds_resource_text(struct nb_app *app, const struct nb_request *req,
                  const char *sub, const char *raw_sub, bool config_only,
@@ -2713,10 +2727,7 @@ ds_resource_text(struct nb_app *app, const struct nb_request *req,
     }
     *out = part.body;
     *config_built = config_only
-                    && (row->handler == h_jobs || row->handler == h_job_list
-                        || row->handler == h_job
-                        || row->handler == h_topology
-                        || row->handler == h_compute);
+                    && ds_text_of(row->handler) != DS_TEXT_STATE;
     rc = 0;
 
 cleanup:
