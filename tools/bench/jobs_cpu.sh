@@ -7,7 +7,9 @@
 # For each GET (every job; a where's page of 100 from the middle; the
 # where keeping nearly every job; running's jobs; a sort-by's page of
 # 100; running's jobs with fields=job/name and with-defaults=trim;
-# running's topology), one GET not counted, then RUNS GETs on one
+# running's topology; running's datastore whole, plain and with
+# with-defaults=report-all-tagged; running's jobs with content=nonconfig
+# and with-defaults=trim), one GET not counted, then RUNS GETs on one
 # keep-alive connection, and the daemon's utime + stime (/proc/PID/stat)
 # over them divided by RUNS: a row "| GET | bytes | seconds |".  These
 # repeat a GET with no change between (since 2026-12-07 lightraild
@@ -68,7 +70,9 @@ for path in (J,
              J + "?where=state/phase%3D'blocked'", R,
              J + "?sort-by=state/created&limit=100",
              R + "?fields=job/name&with-defaults=trim",
-             RD + "/ietf-network:networks"):
+             RD + "/ietf-network:networks", RD,
+             RD + "?with-defaults=report-all-tagged",
+             R + "?content=nonconfig&with-defaults=trim"):
     c.request("GET", path, headers=hdr); r = c.getresponse(); b = r.read()
     t0 = cpu()
     for i in range(runs):
