@@ -2179,6 +2179,20 @@ fi
     && ok "the inventory's ETag survives a restart" \
     || notok "inventory ETag after restart: $(hdr ETag), before $inv_new"
 
+# Running's datastore whole, built without the state and cut once by
+# the query (h_ds()): with report-all-tagged it is its members' own
+# answers side by side, defaults tagged, no job's state; content
+# nonconfig keeps nothing of it.
+: > "$tmp/run-members"
+for m in ietf-network:networks lightrail-compute:compute lightrail-job:jobs; do
+    api GET "$RUN/$m?with-defaults=report-all-tagged"
+    [ "$STATUS" = 200 ] && cat "$tmp/body" >> "$tmp/run-members"
+done
+ck "$RUN?with-defaults=report-all-tagged" ". == $(jq -cs add "$tmp/run-members") and ([paths(. == {\"ietf-netconf-with-defaults:default\": true})] | length > 0) and ([paths] | map(select(.[-1] == \"state\")) | length == 0)" \
+    "its members' answers, defaults tagged, no state"
+ck "$RUN?content=nonconfig&with-defaults=report-all" '. == {}' \
+    "no state in running with report-all: {}"
+
 # The server judges each error body it sends (this daemon has sent some
 # since its start: the 404s above) and counts those yang-errors refuses.
 api GET /metrics "" ""
