@@ -26,8 +26,26 @@
  * environment's distances to the DCs) asks lr_ksp_compute_pairs() for
  * K = 1 from every node to those: Yen's first path is one Dijkstra, the
  * same path whatever K, so |V| x |DCs| searches in all.
+ *
+ * Lazy table.  lightraild on a ring whose 64 ROADMs all carry a DC paid
+ * for all 4,032 pairs before it listened (6.2 s at -O2, 26 s under ASan),
+ * though a plan asks a few.  lr_ksp_lazy_ends() builds the same igraph
+ * graph and weights as the eager table and runs Yen for a pair on its
+ * first lr_ksp_paths(), with the same call, so its paths are the eager
+ * ones whatever the ties.  A pair owns k fixed slots, so a path's index
+ * and pointer never move.  The table may be read from several threads
+ * (the controller decides on its event loop and its planner threads).
+ * Debian's igraph is built without thread safety (IGRAPH_THREAD_SAFE 0:
+ * its error handlers and its cleanup stack are process-wide), so every
+ * igraph call of this file, eager or lazy, runs under one process-wide
+ * mutex, igraph_lock; a lazy pair is computed under it and published by
+ * a release store of its 'done' byte, so a computed pair costs a reader
+ * one acquire load.  A per-pair pthread_once could neither serialise
+ * igraph nor report a failed computation and retry it.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +53,45 @@
 
 #include "planner/lr_ksp.h"
 
+/* Held around every use of igraph (see the model above). */
+static pthread_mutex_t igraph_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct lr_ksp_lazy {
+    igraph_t g;
+    igraph_vector_t w;
+    igraph_vector_int_list_t epaths;
+    double *km;               /* length per link */
+    atomic_uchar *done;       /* per pair: 1 once n[] and its slots hold */
+    int *n;                   /* per pair: its paths, valid once done */
+    int **links;              /* per pair: the block behind its slots */
+};
+
+static void
+lazy_free(struct lr_ksp_lazy *z, int n_pairs)
+{
+    if (!z)
+        return;
+    if (z->links)
+        for (int p = 0; p < n_pairs; p++)
+            free(z->links[p]);
+    free(z->links);
+    free(z->n);
+    free(z->done);
+    free(z->km);
+    pthread_mutex_lock(&igraph_lock);
+    igraph_vector_int_list_destroy(&z->epaths);
+    igraph_vector_destroy(&z->w);
+    igraph_destroy(&z->g);
+    pthread_mutex_unlock(&igraph_lock);
+    free(z);
+}
+
 void
 lr_ksp_free(struct lr_ksp *t)
 {
     if (!t)
         return;
+    lazy_free(t->lazy, t->n_nodes * t->n_nodes);
     free(t->pair_first);
     free(t->paths);
     free(t->link_pool);
@@ -100,6 +152,37 @@ lr_ksp_compute_ends(const struct lr_topo *topo, int k,
     return lr_ksp_compute_pairs(topo, k, order, ends, ends, out);
 }
 
+/* The graph and weights Yen runs on, the same for the eager and the lazy
+ * table: link e is igraph edge e.  Returns 0 or ENOMEM, with *g and *w
+ * initialised only on success.  Call with igraph's error handler off. */
+static int
+build_graph(const struct lr_topo *topo, enum lr_ksp_order order, igraph_t *g,
+            igraph_vector_t *w)
+{
+    igraph_vector_int_t edges;
+    if (igraph_vector_int_init(&edges, 2 * topo->n_links))
+        return ENOMEM;
+    if (igraph_vector_init(w, topo->n_links)) {
+        igraph_vector_int_destroy(&edges);
+        return ENOMEM;
+    }
+    double big = 1;
+    for (int e = 0; e < topo->n_links; e++)
+        big += topo->links[e].length_km;
+    for (int e = 0; e < topo->n_links; e++) {
+        VECTOR(edges)[2 * e] = topo->links[e].src;
+        VECTOR(edges)[2 * e + 1] = topo->links[e].dst;
+        VECTOR(*w)[e] = topo->links[e].length_km
+                        + (order == LR_KSP_HOPS ? big : 0);
+    }
+    int err = igraph_create(g, &edges, topo->n_nodes, IGRAPH_DIRECTED)
+              ? ENOMEM : 0;
+    igraph_vector_int_destroy(&edges);
+    if (err)
+        igraph_vector_destroy(w);
+    return err;
+}
+
 int
 lr_ksp_compute_pairs(const struct lr_topo *topo, int k,
                      enum lr_ksp_order order, const unsigned char *from,
@@ -126,35 +209,20 @@ lr_ksp_compute_pairs(const struct lr_topo *topo, int k,
      * handler prints; a pure library must do neither, so while we run,
      * errors come back as return codes and warnings (an unreachable
      * destination) are silent. */
+    pthread_mutex_lock(&igraph_lock);
     igraph_error_handler_t *old = igraph_set_error_handler(
         igraph_error_handler_ignore);
     igraph_warning_handler_t *old_warn = igraph_set_warning_handler(
         igraph_warning_handler_ignore);
 
     igraph_t g;
-    igraph_vector_int_t edges;
     igraph_vector_t w;
     igraph_vector_int_list_t epaths;
-    int have_edges = 0, have_w = 0, have_g = 0, have_paths = 0;
+    int have_g = 0, have_paths = 0;
     int pool_len = 0, pool_cap = 0;
     int *offsets = NULL;   /* pool offset per path, resolved at the end */
 
-    have_edges = !igraph_vector_int_init(&edges, 2 * topo->n_links);
-    have_w = have_edges && !igraph_vector_init(&w, topo->n_links);
-    if (!have_w) {
-        err = ENOMEM;
-        goto cleanup;
-    }
-    double big = 1;
-    for (int e = 0; e < topo->n_links; e++)
-        big += topo->links[e].length_km;
-    for (int e = 0; e < topo->n_links; e++) {
-        VECTOR(edges)[2 * e] = topo->links[e].src;
-        VECTOR(edges)[2 * e + 1] = topo->links[e].dst;
-        VECTOR(w)[e] = topo->links[e].length_km
-                       + (order == LR_KSP_HOPS ? big : 0);
-    }
-    have_g = !igraph_create(&g, &edges, n, IGRAPH_DIRECTED);
+    have_g = !build_graph(topo, order, &g, &w);
     have_paths = have_g && !igraph_vector_int_list_init(&epaths, 0);
     offsets = malloc(((size_t) n * n * k + 1) * sizeof *offsets);
     if (!have_paths || !offsets) {
@@ -199,18 +267,160 @@ cleanup:
     free(offsets);
     if (have_paths)
         igraph_vector_int_list_destroy(&epaths);
-    if (have_g)
+    if (have_g) {
         igraph_destroy(&g);
-    if (have_w)
         igraph_vector_destroy(&w);
-    if (have_edges)
-        igraph_vector_int_destroy(&edges);
+    }
     igraph_set_error_handler(old);
     igraph_set_warning_handler(old_warn);
+    pthread_mutex_unlock(&igraph_lock);
     if (err) {
         lr_ksp_free(t);
         return err;
     }
     *out = t;
     return 0;
+}
+
+int
+lr_ksp_lazy_ends(const struct lr_topo *topo, int k, enum lr_ksp_order order,
+                 const unsigned char *ends, struct lr_ksp **out)
+{
+    int n = topo->n_nodes, err = 0;
+    if (k < 1 || n < 1)
+        return EINVAL;
+    struct lr_ksp *t = calloc(1, sizeof *t);
+    struct lr_ksp_lazy *z = calloc(1, sizeof *z);
+    if (!t || !z) {
+        free(t);
+        free(z);
+        return ENOMEM;
+    }
+    t->n_nodes = n;
+    t->k = k;
+    t->order = order;
+    t->n_paths = n * n * k;
+    t->paths = calloc((size_t) n * n * k + 1, sizeof *t->paths);
+    z->km = malloc(((size_t) topo->n_links + 1) * sizeof *z->km);
+    z->done = calloc((size_t) n * n, sizeof *z->done);
+    z->n = calloc((size_t) n * n, sizeof *z->n);
+    z->links = calloc((size_t) n * n, sizeof *z->links);
+    if (!t->paths || !z->km || !z->done || !z->n || !z->links) {
+        free(z->km);
+        free((void *) z->done);
+        free(z->n);
+        free(z->links);
+        free(z);
+        lr_ksp_free(t);
+        return ENOMEM;
+    }
+    pthread_mutex_lock(&igraph_lock);
+    igraph_error_handler_t *old = igraph_set_error_handler(
+        igraph_error_handler_ignore);
+    igraph_warning_handler_t *old_warn = igraph_set_warning_handler(
+        igraph_warning_handler_ignore);
+    err = build_graph(topo, order, &z->g, &z->w);
+    if (!err && igraph_vector_int_list_init(&z->epaths, 0)) {
+        igraph_destroy(&z->g);
+        igraph_vector_destroy(&z->w);
+        err = ENOMEM;
+    }
+    igraph_set_error_handler(old);
+    igraph_set_warning_handler(old_warn);
+    pthread_mutex_unlock(&igraph_lock);
+    if (err) {
+        free(z->km);
+        free((void *) z->done);
+        free(z->n);
+        free(z->links);
+        free(z);
+        lr_ksp_free(t);
+        return err;
+    }
+    for (int e = 0; e < topo->n_links; e++)
+        z->km[e] = topo->links[e].length_km;
+    /* The pairs lr_ksp_compute_ends() would skip are done with none. */
+    for (int s = 0; s < n; s++)
+        for (int d = 0; d < n; d++)
+            if (s == d || (ends && (!ends[s] || !ends[d])))
+                atomic_init(&z->done[s * n + d], 1);
+    t->lazy = z;
+    *out = t;
+    return 0;
+}
+
+/* Runs Yen for pair p = (s, d) of a lazy table, igraph_lock held, and
+ * fills its slots.  Returns its number of paths, or -1 (out of memory)
+ * with the slots untouched. */
+static int
+lazy_compute(struct lr_ksp *t, int s, int d)
+{
+    struct lr_ksp_lazy *z = t->lazy;
+    int p = s * t->n_nodes + d;
+    igraph_error_handler_t *old = igraph_set_error_handler(
+        igraph_error_handler_ignore);
+    igraph_warning_handler_t *old_warn = igraph_set_warning_handler(
+        igraph_warning_handler_ignore);
+    int rc = igraph_get_k_shortest_paths(&z->g, &z->w, NULL, &z->epaths,
+                                         t->k, s, d, IGRAPH_OUT);
+    igraph_set_error_handler(old);
+    igraph_set_warning_handler(old_warn);
+    if (rc)
+        return -1;
+    igraph_integer_t np = igraph_vector_int_list_size(&z->epaths);
+    if (np > t->k)
+        np = t->k;
+    size_t total = 0;
+    for (igraph_integer_t i = 0; i < np; i++)
+        total += (size_t) igraph_vector_int_size(
+            igraph_vector_int_list_get_ptr(&z->epaths, i));
+    int *block = malloc((total + 1) * sizeof *block);
+    if (!block)
+        return -1;
+    struct lr_path *slot = t->paths + (size_t) p * t->k;
+    int at = 0;
+    for (igraph_integer_t i = 0; i < np; i++) {
+        igraph_vector_int_t *ep = igraph_vector_int_list_get_ptr(
+            &z->epaths, i);
+        slot[i].n_links = (int) igraph_vector_int_size(ep);
+        slot[i].links = block + at;
+        slot[i].length_km = 0;
+        for (int j = 0; j < slot[i].n_links; j++) {
+            block[at + j] = (int) VECTOR(*ep)[j];
+            slot[i].length_km += z->km[VECTOR(*ep)[j]];
+        }
+        at += slot[i].n_links;
+    }
+    z->links[p] = block;
+    return (int) np;
+}
+
+const struct lr_path *
+lr_ksp_paths(const struct lr_ksp *t, int src, int dst, int *n)
+{
+    int p = src * t->n_nodes + dst;
+    struct lr_ksp_lazy *z = t->lazy;
+    if (!z) {
+        *n = t->pair_first[p + 1] - t->pair_first[p];
+        return t->paths + t->pair_first[p];
+    }
+    if (!atomic_load_explicit(&z->done[p], memory_order_acquire)) {
+        pthread_mutex_lock(&igraph_lock);
+        if (!atomic_load_explicit(&z->done[p], memory_order_relaxed)) {
+            /* The table is logically const: computing a pair only
+             * reveals what it always held. */
+            int np = lazy_compute((struct lr_ksp *) t, src, dst);
+            if (np >= 0) {
+                z->n[p] = np;
+                atomic_store_explicit(&z->done[p], 1, memory_order_release);
+            }
+        }
+        pthread_mutex_unlock(&igraph_lock);
+        if (!atomic_load_explicit(&z->done[p], memory_order_acquire)) {
+            *n = 0;
+            return t->paths + (size_t) p * t->k;
+        }
+    }
+    *n = z->n[p];
+    return t->paths + (size_t) p * t->k;
 }
