@@ -72,7 +72,8 @@ request_cand(const struct lr_rsa *rsa, const struct lr_rsa_request *req,
              const struct lr_path *p, int i, struct lr_rsa_cand *c)
 {
     int path = (int) (p - rsa->ksp->paths) + i;
-    int mod = rsa->path_mod[path];
+    int mod = rsa->path_mod ? rsa->path_mod[path]
+              : lr_mod_choose(&rsa->mods, p[i].length_km);
     if (mod < 0)
         return false;
     c->path = path;
@@ -190,27 +191,39 @@ lr_rsa_new(const struct lr_topo *topo, const struct lr_rsa_config *cfg,
     rsa->cfg = *cfg;
     rsa->cfg.ends = NULL;       /* borrowed: not kept past this call */
 
-    int err = lr_ksp_compute_ends(topo, cfg->k, cfg->order, cfg->ends,
-                                  &rsa->ksp);
+    /* Route-level policies (MSCL) weigh every path through a link, so
+     * they need every path up front; the others read a pair's paths
+     * when a request asks it, from a lazy table (lr_ksp.c) that gives
+     * the same paths in the same order and costs nothing at start. */
+    bool route_level = policy == &lr_rsa_mscl || policy == &lr_rsa_mscl_link;
+    int err = route_level
+              ? lr_ksp_compute_ends(topo, cfg->k, cfg->order, cfg->ends,
+                                    &rsa->ksp)
+              : lr_ksp_lazy_ends(topo, cfg->k, cfg->order, cfg->ends,
+                                 &rsa->ksp);
     if (err)
         goto fail;
     rsa->sp = lr_spectrum_new(topo);
-    rsa->path_mod = malloc(((size_t) rsa->ksp->n_paths + 1)
-                           * sizeof *rsa->path_mod);
+    if (route_level)
+        rsa->path_mod = malloc(((size_t) rsa->ksp->n_paths + 1)
+                               * sizeof *rsa->path_mod);
     rsa->cands = malloc((size_t) cfg->k * sizeof *rsa->cands);
     int width = rsa->sp ? rsa->sp->nw * 64 : 0;
     rsa->run_capacity = malloc(((size_t) width + 1)
                                * sizeof *rsa->run_capacity);
-    if (!rsa->sp || !rsa->path_mod || !rsa->cands || !rsa->run_capacity) {
+    if (!rsa->sp || (route_level && !rsa->path_mod) || !rsa->cands
+        || !rsa->run_capacity) {
         err = rsa->sp ? ENOMEM : EINVAL;
         goto fail;
     }
-    for (int i = 0; i < rsa->ksp->n_paths; i++)
-        rsa->path_mod[i] = lr_mod_choose(&rsa->mods,
-                                         rsa->ksp->paths[i].length_km);
-    err = index_links(rsa);
-    if (err)
-        goto fail;
+    if (route_level) {
+        for (int i = 0; i < rsa->ksp->n_paths; i++)
+            rsa->path_mod[i] = lr_mod_choose(&rsa->mods,
+                                             rsa->ksp->paths[i].length_km);
+        err = index_links(rsa);
+        if (err)
+            goto fail;
+    }
     /* F(L) = sum_{s in S, s <= L} (L - s + 1), so F(L) - F(L - 1) is
      * the number of sizes of S up to L. */
     bool any = false;

@@ -3,7 +3,7 @@
  * lightpath request at a time, with pluggable policies.
  *
  * A request asks for 'rate_gbps' from node src to node dst.  Its
- * candidates are the K precomputed paths of the pair (lr_ksp), each with
+ * candidates are the K shortest paths of the pair (lr_ksp), each with
  * the most efficient modulation that reaches (lr_modulation) and the block
  * size m that modulation needs for the rate.  A policy (lr_rsa_policy)
  * picks one candidate and the first slot of a block of m slots free on
@@ -91,7 +91,9 @@ struct lr_rsa_config {
      * others blocks with LR_RSA_NO_PATH.  Decisions between ends are
      * the same either way, except for route-level policies (MSCL),
      * whose routes are the paths computed.  K shortest paths of every
-     * pair cost about |V|^4 over a ring (lr_ksp.c). */
+     * pair cost about |V|^4 over a ring (lr_ksp.c): MSCL pays that in
+     * lr_rsa_new(), the other policies pair by pair, on a pair's first
+     * request. */
     const unsigned char *ends;
 };
 
@@ -102,14 +104,18 @@ struct lr_rsa {
     struct lr_spectrum *sp;
     const struct lr_rsa_policy *policy;
     struct lr_rsa_config cfg;
-    int *path_mod;            /* modulation per path, -1 = out of reach */
+    /* Modulation per path, -1 = out of reach; NULL when the paths are
+     * computed lazily (every policy but MSCL's): then chosen per request
+     * from the path's length, the same function of the same length. */
+    int *path_mod;
     /* Scratch for policies: F[L] = number of placements of every demand
      * size in a free run of L slots (see lr_rsa_mscl.c). */
     int *run_capacity;
     struct lr_rsa_cand *cands;
     /* The paths through link l are link_paths[link_path_first[l] ..
      * link_path_first[l + 1]): what route-level policies (MSCL) need to
-     * see whom a block would hurt. */
+     * see whom a block would hurt; built for those policies only, NULL
+     * for the others. */
     int *link_path_first;
     int *link_paths;
     /* Scratch for route-level policies: path_free holds nw words per path,

@@ -613,6 +613,67 @@ test_policies_by_definition(void)
     }
 }
 
+/* Every policy but MSCL's reads a lazy table (lightraild's start then
+ * computes no path) whose every pair, first asked by lr_rsa_decide(),
+ * holds the eager table's paths in order; MSCL's, which weighs every
+ * route, is eager.  A 16-ROADM ring of equal spans has ties between
+ * opposite ROADMs. */
+static void
+test_lazy_paths_equal_eager(void)
+{
+    struct lr_rng r;
+    lr_rng_seed(&r, 7);
+    struct lr_topo *topos[2] = { lr_topo_new("ring16"),
+                                 lr_test_random_topo(&r, 12, 0.3, 64) };
+    char name[LR_NAME_MAX];
+    for (int i = 0; i < 16; i++) {
+        snprintf(name, sizeof name, "r%d", i);
+        lr_topo_add_node(topos[0], name);
+    }
+    for (int i = 0; i < 16; i++)
+        lr_test_fibre(topos[0], i, (i + 1) % 16, 100, 64);
+    for (int ti = 0; ti < 2; ti++) {
+        const struct lr_topo *t = topos[ti];
+        struct lr_ksp *eager = NULL;
+        CU_ASSERT_EQUAL_FATAL(lr_ksp_compute(t, 4, LR_KSP_KM, &eager), 0);
+        for (int pi = 0; lr_rsa_policies[pi]; pi++) {
+            const struct lr_rsa_policy *pol = lr_rsa_policies[pi];
+            bool route_level = pol == &lr_rsa_mscl
+                               || pol == &lr_rsa_mscl_link;
+            struct lr_rsa *rsa = engine(t, pol->name, 4, 1, 0);
+            CU_ASSERT_FATAL(rsa != NULL);
+            CU_ASSERT_EQUAL(rsa->ksp->lazy == NULL, route_level);
+            for (int s = 0; s < t->n_nodes; s++)
+                for (int d = 0; d < t->n_nodes; d++) {
+                    if (s == d)
+                        continue;
+                    struct lr_rsa_request req = { s, d, 100 };
+                    struct lr_rsa_choice c;
+                    CU_ASSERT_EQUAL(lr_rsa_decide(rsa, &req, &c),
+                                    LR_RSA_OK);
+                    int ne, nl;
+                    const struct lr_path *pe = lr_ksp_paths(eager, s, d,
+                                                            &ne);
+                    const struct lr_path *pl = lr_ksp_paths(rsa->ksp, s, d,
+                                                            &nl);
+                    CU_ASSERT_EQUAL_FATAL(nl, ne);
+                    CU_ASSERT(c.path >= pl - rsa->ksp->paths
+                              && c.path < pl - rsa->ksp->paths + nl);
+                    for (int i = 0; i < nl; i++) {
+                        CU_ASSERT_EQUAL_FATAL(pl[i].n_links, pe[i].n_links);
+                        CU_ASSERT_EQUAL(pl[i].length_km, pe[i].length_km);
+                        for (int j = 0; j < pl[i].n_links; j++)
+                            CU_ASSERT_EQUAL(pl[i].links[j], pe[i].links[j]);
+                    }
+                }
+            lr_rsa_free(rsa);
+        }
+        lr_ksp_free(eager);
+    }
+    lr_topo_free(topos[0]);
+    lr_topo_free(topos[1]);
+}
+
 static CU_TestInfo tests[] = {
     { "first, last, best, exact fit and MSCL by hand",
       test_fit_rules_by_hand },
@@ -625,6 +686,8 @@ static CU_TestInfo tests[] = {
     { "every policy against slot-by-slot searches", test_random_policies },
     { "every policy against its definition, links of several widths",
       test_policies_by_definition },
+    { "a lazy table's paths equal the eager table's",
+      test_lazy_paths_equal_eager },
     CU_TEST_INFO_NULL,
 };
 
