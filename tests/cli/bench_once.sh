@@ -18,6 +18,7 @@ twice() {
 twice lr-bench-api clients
 twice lr-bench-cdynp runs
 twice lr-bench-jenv runs
+twice lr-bench-ksp runs
 twice lr-bench-linux runs
 twice lr-bench-netconf runs
 twice lr-bench-netconf batch
