@@ -116,12 +116,12 @@ stop_daemon
 # ok".  Now the reason counts them and says what to do.
 $GEN ring 64 > "$tmp/ring64all.json"
 use_files "$tmp/ring64all.json" "$tmp/c64.json"
-# Every ROADM of the ring is a DC's: lr_ksp computes K = 5 paths for all
-# 4,032 ordered pairs, Yen's |V|^2 per pair over a ring (planner/lr_ksp.c),
-# before lightraild listens: 6.2 s at -O2 and 26 s under ASan with the
-# machine idle (2026-12-07), past the 30 s lib.sh waits once two helpers
-# and a CI shared the two cores.  Started with 150 s to write its port.
-START_TRIES=3000 start_daemon \
+# Every ROADM of the ring is a DC's: 4,032 ordered pairs.  lr_ksp ran Yen
+# (|V|^2 per pair over a ring) for all of them before lightraild listened,
+# 26 s under ASan, and this start was given 150 s; lightraild's engine now
+# computes a pair's K paths on its first request (lr_ksp_lazy_ends), so
+# the default wait is enough.
+start_daemon \
     || { notok "lightraild did not start on 64 DCs"; lr_summary; exit 1; }
 ok "lightraild starts on 64 DCs"
 printf '{"lightrail-job:job":[{"name":"wide","model":"bert-large","batch":32,"microbatch":1,"gpus":{"max":512},"algorithm":"pipedream"}]}\n' > "$tmp/wide.json"
