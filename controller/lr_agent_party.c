@@ -112,6 +112,10 @@ struct agent_party {
      * after its goodbye (lr_agent_party_set_restart_wait; 0: one try,
      * no wait). */
     double restart_wait;
+    /* Why a refusal after the goodbye is not waited for (with
+     * restart_wait 0): the caller's short phrase, kept here, quoted in
+     * the failure (lr_agent_party_set_restart_wait). */
+    char restart_why[160];
     /* The connection was up when the job was set (kept from the last
      * job) and has answered nothing since: ensure_hello() looks whether
      * the agent closed it (drop_if_stale()) right before the job's
@@ -1593,6 +1597,8 @@ lr_agent_party_new(const char *address, int port, const char *expected_name,
     ap->timeout = timeout_s;
     ap->revision_retry = LR_AGENT_REVISION_RETRY_S;
     ap->restart_wait = LR_AGENT_RESTART_WAIT_S;
+    snprintf(ap->restart_why, sizeof ap->restart_why, "%s",
+             LR_AGENT_RESTART_WHY_NONE);
     if (crl && !*crl)
         crl = NULL;
     if (crl && strlen(crl) >= sizeof ap->crl) {
@@ -1958,8 +1964,8 @@ await_restart(struct agent_party *ap)
             else
                 snprintf(ap->why + at, sizeof ap->why - at, " (tried once "
                          "after it said it was shutting down, not waited "
-                         "for: a plan on lightraild's event loop does not "
-                         "wait; plan again once it is started again)");
+                         "for: %s; plan again once it is started again)",
+                         ap->restart_why);
             return;
         }
         clear_failure(ap);
@@ -2082,9 +2088,13 @@ lr_agent_party_set_revision_retry(struct lr_cdynp_party *p, double seconds)
 }
 
 void
-lr_agent_party_set_restart_wait(struct lr_cdynp_party *p, double seconds)
+lr_agent_party_set_restart_wait(struct lr_cdynp_party *p, double seconds,
+                                const char *why)
 {
-    ap_of(p)->restart_wait = seconds > 0 ? seconds : 0;
+    struct agent_party *ap = ap_of(p);
+    ap->restart_wait = seconds > 0 ? seconds : 0;
+    snprintf(ap->restart_why, sizeof ap->restart_why, "%s",
+             why ? why : LR_AGENT_RESTART_WHY_NONE);
 }
 
 void

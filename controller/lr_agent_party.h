@@ -239,11 +239,16 @@ void lr_agent_party_set_revision_retry(struct lr_cdynp_party *,
  * (lr_ctl_plan_with_agents()), which a wait would stop (RESTCONF,
  * timers): one try, a refusal failing the plan at once as "...:
  * Connection refused (tried once after it said it was shutting down,
- * not waited for: a plan on lightraild's event loop does not wait; plan
- * again once it is started again); in the run before: ...". */
+ * not waited for: WHY; plan again once it is started again); in the run
+ * before: ...".  WHY is the caller's 'why', a short phrase saying why
+ * its plan does not wait (lr_ctl_plan_with_agents(): "a plan on
+ * lightraild's event loop does not wait"), copied by the party (cut at
+ * 159 bytes); NULL: LR_AGENT_RESTART_WHY_NONE.  Until 2026-12-07, later,
+ * the party said lightraild's words whoever the caller was. */
 #define LR_AGENT_RESTART_WAIT_S 3.0
+#define LR_AGENT_RESTART_WHY_NONE "its plan was set not to wait"
 void lr_agent_party_set_restart_wait(struct lr_cdynp_party *,
-                                     double seconds);
+                                     double seconds, const char *why);
 
 /* What a whole lr_agent_plan() may take, in seconds from its start, on
  * top of each exchange's timeout (0, the default: no bound).  An

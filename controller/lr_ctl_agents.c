@@ -35,7 +35,8 @@
  * it runs on the loop (admit, 'on_loop') or on the planner's thread
  * (lr_ctl_plan_run), with 'cl' and the agents borrowed from it.  On the
  * loop an agent that says it is shutting down is not waited for
- * (lr_agent_party_set_restart_wait(): a wait would stop the daemon);
+ * (lr_agent_party_set_restart_wait(): a wait would stop the daemon;
+ * its failure says "a plan on lightraild's event loop does not wait");
  * on the planner's thread it is, LR_AGENT_RESTART_WAIT_S at most.  The
  * agents keep 'tm' as their job's (lr_agent_party_set_job): it must
  * outlive their COMMIT. */
@@ -59,7 +60,9 @@ lr_ctl_plan_with_agents(const struct lr_cluster *cl,
             parties[k] = agent[k];
             lr_agent_party_set_job(parties[k], tm);
             lr_agent_party_set_restart_wait(parties[k], on_loop ? 0
-                                            : LR_AGENT_RESTART_WAIT_S);
+                                            : LR_AGENT_RESTART_WAIT_S,
+                                            "a plan on lightraild's event "
+                                            "loop does not wait");
         } else if (!(parties[k] = lr_cdynp_local_party_new(tm, k))) {
             goto cleanup;
         } else {

@@ -906,6 +906,9 @@ static double op_timeout = 30;    /* s, the coordinator's party's */
 /* When >= 0, the party's wait for an agent's restart after its goodbye
  * (lr_agent_party_set_restart_wait(); 0: a plan on lightraild's loop). */
 static double op_restart_wait = -1;
+/* The words the caller gives for not waiting: the test's own, not
+ * lightraild's, so a party that said lightraild's whoever asked fails. */
+#define OP_RESTART_WHY "test_agent_party's plan does not wait"
 /* The protocol revision the fake speaks (lr_cdynp_wire.h): 0, the
  * fake's before 2026-12-07 (a HELLO's revision ignored, HELLO_OK naming
  * none: the coordinator plans at revision 1); 1, an agent from before
@@ -1331,7 +1334,8 @@ plan_old(uint64_t seed, int mode, enum lr_tm_why *verdict, char *why,
         made &= (parties[k] = lr_cdynp_local_party_new(tm, k)) != NULL;
     CU_ASSERT(made);
     if (made && op_restart_wait >= 0)
-        lr_agent_party_set_restart_wait(parties[0], op_restart_wait);
+        lr_agent_party_set_restart_wait(parties[0], op_restart_wait,
+                                        OP_RESTART_WHY);
     if (!made) {
         fk_stop(&f);
         return -1;
@@ -1576,10 +1580,9 @@ test_closed_mid_plan(void)
     CU_ASSERT(!strncmp(why, want, strlen(want)));
     CU_ASSERT_PTR_NOT_NULL(strstr(why, ": Connection refused (tried once "
                                        "after it said it was shutting "
-                                       "down, not waited for: a plan on "
-                                       "lightraild's event loop does not "
-                                       "wait; plan again once it is "
-                                       "started again); in the run "
+                                       "down, not waited for: "
+                                       OP_RESTART_WHY "; plan again once "
+                                       "it is started again); in the run "
                                        "before: agent "));
     CU_ASSERT_PTR_NOT_NULL(strstr(why, GOODBYE));
 

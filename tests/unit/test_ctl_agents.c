@@ -232,7 +232,8 @@ assert_not_waited(const struct lr_job *job)
     CU_ASSERT_PTR_NOT_NULL(strstr(job->reason, ": Connection refused (tried "
                                                "once after it said it was "
                                                "shutting down, not waited "
-                                               "for"));
+                                               "for: a plan on lightraild's "
+                                               "event loop does not wait; "));
     CU_ASSERT_PTR_NOT_NULL(strstr(job->reason, "plan again once it is "
                                                "started again"));
 }
