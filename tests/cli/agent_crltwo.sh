@@ -19,7 +19,12 @@
 # update past): a fails; one armed at the latest fails b too.  Each
 # waits for the log line it expects, bounded short of the next event;
 # no test asserts how soon it came.
-# The agent is stopped by its PID, never by name.
+#   c. lightraild's own timer (crl_arm(), the same fold of the CRLs):
+#      as coordinator with a CRL file of two CAs' CRLs, the later
+#      first, it closes its connection to dc2 once the earlier next
+#      update is past, the log naming it (see below for what it does
+#      not catch).
+# The agents and lightraild are stopped by their PID, never by name.
 . "${srcdir:-.}/tests/cli/lib.sh"
 . "${srcdir:-.}/tests/cli/agentlib.sh"
 command -v jq > /dev/null || { echo "skip: jq not installed"; exit 77; }
@@ -124,4 +129,50 @@ else
     notok "after SIGHUP with CA-B's CRL refreshed, CA-A's at $TA: $(cat "$tmp/two.out"; grep -F -e 'expired at' -e closed "$A/two.log" | tail -3)"
 fi
 stop_agent "$APID" || notok "the agent did not stop cleanly: $(tail -3 "$A/two.log")"
+
+# ---- c. lightraild's timer: coordinator/crl of two CAs' CRLs ----
+# lightraild, the coordinator of CA-A trusting both CAs, keeps its
+# connection to dc2's agent (of CA-A; the agent without a CRL) after a
+# job.  Its CRL file holds CA-B's CRL first (next update TDB, two
+# minutes), then CA-A's (TDA, sooner: lightraild of a sanitizer build
+# has started and planned the job by then).  After TDA the connection
+# to dc2 is closed, the log naming TDA; awaited until TDA + 20 s, well
+# short of TDB: a fold that missed CA-A's CRL (the second in the file)
+# would keep the connection till TDB.  Not caught here: a timer armed
+# at the later next update (crl_fold() taking the latest); lightraild
+# wakes at least every LR_TLS_CRL_RECHECK_S (10 s) and its fold then
+# finds CA-A's CRL stale, so such a timer closes the connection at most
+# 10 s late, which only an assert on timing would tell.
+agent_file dc2 4 311.111 0.45 80 45.678
+start_agent plain "$A/dc2.json" ||
+    { notok "the agent without a CRL did not start: $(tail -3 "$A/plain.log")"; lr_summary; exit; }
+PLAINPID=$APID
+. "${srcdir:-.}/tests/cli/daemon.sh"
+trap 'kill -9 $PID $PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
+cp "$C/coorda.pem" "$C/coordinator.pem"
+cp "$C/coorda.key" "$C/coordinator.key"
+{ mk_crl db -ca cab -crlsec 120 && mk_crl da -ca caa -crlsec 20; } ||
+    { notok "openssl ca did not make lightraild's CRLs"; lr_summary; exit; }
+cat "$C/db.pem" "$C/da.pem" > "$C/dtwo.pem"
+TDA=$(next_update da) TDB=$(next_update db)
+dc2_remote "$APORT" dtwo.pem
+if start_daemon; then
+    printf '{"lightrail-job:job":[{"name":"c1","model":"gpt-1.9b","batch":32,"microbatch":1,"gpus":{"min":1,"max":64}}]}\n' \
+        > "$tmp/c1.json"
+    api POST "$JOBS" "$tmp/c1.json"
+    api GET "$JOBS/job=c1"
+    c1=$(jq -r '.["lightrail-job:job"][0].state.phase' "$tmp/body")
+    api DELETE "$JOBS/job=c1"
+    said="CRL '$C/dtwo.pem' expired at $TDA (nextUpdate): connection to dc2 closed; install a fresh CRL and send SIGHUP"
+    if [ "$c1" = active ] &&
+       await_log "$D/log" "$said" $(($(next_epoch da) + 20)); then
+        ok "lightraild, two CRLs, the later first: the earlier's next update closes the connection to dc2"
+    else
+        notok "lightraild, two CRLs, next updates $TDB (CA-B's, first) and $TDA (CA-A's): c1 $c1, $(grep -F -e CRL -e 'agent dc2' "$D/log" | tail -3)"
+    fi
+    stop_daemon
+else
+    notok "lightraild with two CAs' CRLs did not start: $(tail -3 "$D/log")"
+fi
+stop_agent "$PLAINPID" || notok "the agent without a CRL did not stop cleanly: $(tail -3 "$A/plain.log")"
 lr_summary
