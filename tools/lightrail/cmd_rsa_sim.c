@@ -478,8 +478,11 @@ lr_cmd_rsa_sim(int argc, char **argv)
             goto cleanup_samples;
         }
         /* The protocol draws every ordered pair: a pair without a path
-         * would only measure the topology, so it is refused up front. */
-        for (int s = 0; s < topo->n_nodes && pi == 0; s++)
+         * would only measure the topology, so it is refused up front.
+         * Every policy's engine walks them: most tables are lazy
+         * (lr_ksp_lazy_ends), and this computes each pair's K paths
+         * before the clock starts, not on its first request. */
+        for (int s = 0; s < topo->n_nodes; s++)
             for (int d = 0; d < topo->n_nodes; d++) {
                 int np;
                 if (s == d)
