@@ -1857,9 +1857,10 @@ open_network(struct lr_ctl *c, const struct lr_topo *topo,
                            LR_TM_MAX_DCS);
     for (int k = 0; k < c->cluster->n_dcs; k++)
         c->dc_node[k] = dc_node_of(c->topo, c->cluster, k);
-    /* Requests only ever join two DCs' ROADMs (place_lightpaths): paths
-     * of the other pairs would cost start-up time, |V|^4 over a ring,
-     * and never be read. */
+    /* Requests only ever join two DCs' ROADMs (place_lightpaths): only
+     * those pairs are ends.  KSP-FF's table is lazy (lr_ksp_lazy_ends):
+     * a pair's paths are computed on its first request, none at start;
+     * an MSCL engine would compute the ends' pairs up front. */
     unsigned char *ends = calloc((size_t) c->topo->n_nodes + 1, 1);
     if (!ends)
         return lr_ctl_fail(err, errlen, ENOMEM, "out of memory");

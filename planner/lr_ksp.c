@@ -19,9 +19,10 @@
  * The table is computed once per topology: |V|^2 pairs, at most K paths
  * each, links stored in one pool.  Over a ring Yen costs about |V|^2
  * per pair, so |V|^4 in all: 200 ROADMs took 201 s at -O2.  A caller
- * that only ever asks the pairs between some nodes (the controller: the
- * DC-attached ROADMs) names them with lr_ksp_compute_ends() and pays
- * for those pairs alone; their paths are the same either way.  One that
+ * that only ever asks the pairs between some nodes (the joint
+ * environment, and an MSCL engine of lr_rsa_new(): the DC-attached
+ * ROADMs) names them with lr_ksp_compute_ends() and pays for those
+ * pairs alone; their paths are the same either way.  One that
  * needs only every node's shortest path to a few nodes (the joint
  * environment's distances to the DCs) asks lr_ksp_compute_pairs() for
  * K = 1 from every node to those: Yen's first path is one Dijkstra, the
@@ -34,7 +35,8 @@
  * first lr_ksp_paths(), with the same call, so its paths are the eager
  * ones whatever the ties.  A pair owns k fixed slots, so a path's index
  * and pointer never move.  The table may be read from several threads
- * (the controller decides on its event loop and its planner threads).
+ * (lightraild reads its engine on its event loop alone today, admit()
+ * and lr_rsa_explain(); a library caller may share one table).
  * Debian's igraph is built without thread safety (IGRAPH_THREAD_SAFE 0:
  * its error handlers and its cleanup stack are process-wide), so every
  * igraph call of this file, eager or lazy, runs under one process-wide

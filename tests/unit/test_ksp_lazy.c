@@ -135,10 +135,11 @@ read_all(void *arg)
     return NULL;
 }
 
-/* Threads that read one lazy table at once (the controller's event loop
- * and planner threads) all see the eager paths; under AddressSanitizer a
- * pair filled twice or read half-filled would show as a leak or a
- * mismatch. */
+/* Threads that read one lazy table at once (a library caller may share
+ * one; lightraild reads its engine on the event loop alone) all see the
+ * eager paths.  A pair filled twice shows as a leak under AddressSanitizer
+ * or valgrind; a pair read half-filled would need ThreadSanitizer to be
+ * seen for sure: here it can only show as a mismatch. */
 static void
 test_threads(void)
 {

@@ -4,8 +4,9 @@
  *
  * Topology: the ring of tests/cli/gen_big.py (N ROADMs, 10 km fibres both
  * ways), every ROADM a DC's, so every one of the N (N - 1) ordered pairs
- * is an end pair, as in tests/cli/limits.sh's 64-DC start; K = 5 by km,
- * lightraild's default.  For N = 16, 32, 64 (or --max-n), R runs each:
+ * is an end pair, as in tests/cli/limits.sh's 64-DC start; K = 5 as
+ * lightraild has it, ordered by km where lightraild orders by hops, then
+ * km (LR_KSP_HOPS; on this ring of equal spans the two rank paths alike).  For N = 16, 32, 64 (or --max-n), R runs each:
  *   eager  lr_ksp_compute_ends() over every pair: what lr_rsa_new() ran
  *          before listening until 2026-12-07;
  *   new    lr_rsa_new() with KSP-FF (lightraild's engine) now: a lazy
