@@ -615,7 +615,6 @@ test_learns_masked_bandit_envs(void)
 {
     struct lr_ppo *p = agent_envs(4, 6, 7, 256, 4);
     double after = train_bandit_envs(p, 3000, 99, true);
-    fprintf(stderr, "(%.3f) ", after);
     CU_ASSERT(after >= 0.95);
     lr_ppo_free(p);
 }
