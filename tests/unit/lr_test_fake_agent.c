@@ -3,6 +3,7 @@
  * of the controller's with agents (test_ctl_agents.c): see
  * lr_test_fake_agent.h.
  */
+#define _GNU_SOURCE 1           /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -186,21 +187,25 @@ fk_wait_note(struct fake *f)
 bool
 fk_start(struct fake *f, fk_script *script, int conns)
 {
-    int pfd[2], gfd[2];
+    int pfd[2] = { -1, -1 }, gfd[2] = { -1, -1 };
     int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in sa = { .sin_family = AF_INET,
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t sl = sizeof sa;
+    /* The pipes close on exec and on every failure here: a later fake's
+     * fork or a failed start keeps none of them. */
     if (ls < 0 || bind(ls, (struct sockaddr *) &sa, sizeof sa)
         || listen(ls, 8) || getsockname(ls, (struct sockaddr *) &sa, &sl)
-        || pipe(pfd) || pipe(gfd)) {
+        || pipe2(pfd, O_CLOEXEC) || pipe2(gfd, O_CLOEXEC)) {
         perror("fake agent");
-        return false;
+        goto fail;
     }
     fflush(NULL);
     f->pid = fork();
-    if (f->pid < 0)
-        return false;
+    if (f->pid < 0) {
+        perror("fake agent: fork");
+        goto fail;
+    }
     if (f->pid == 0) {
         /* Gone with the test program: a FATAL assertion between
          * fk_start() and fk_stop() skips the stop, and a fake left
@@ -283,6 +288,16 @@ fk_start(struct fake *f, fk_script *script, int conns)
     f->go = gfd[1];
     f->port = ntohs(sa.sin_port);
     return true;
+fail:
+    if (ls >= 0)
+        close(ls);
+    for (int i = 0; i < 2; i++) {
+        if (pfd[i] >= 0)
+            close(pfd[i]);
+        if (gfd[i] >= 0)
+            close(gfd[i]);
+    }
+    return false;
 }
 
 void
