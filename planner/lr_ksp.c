@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,32 @@
 /* Held around every use of igraph (see the model above). */
 static pthread_mutex_t igraph_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* igraph's default error handler aborts the process and its warning
+ * handler prints; a pure library must do neither, so while we run,
+ * errors come back as return codes and warnings (an unreachable
+ * destination) are silent.  igraph_enter() takes igraph_lock and sets
+ * the quiet handlers; igraph_leave() puts the caller's back and unlocks. */
+struct igraph_quiet {
+    igraph_error_handler_t *err;
+    igraph_warning_handler_t *warn;
+};
+
+static void
+igraph_enter(struct igraph_quiet *q)
+{
+    pthread_mutex_lock(&igraph_lock);
+    q->err = igraph_set_error_handler(igraph_error_handler_ignore);
+    q->warn = igraph_set_warning_handler(igraph_warning_handler_ignore);
+}
+
+static void
+igraph_leave(const struct igraph_quiet *q)
+{
+    igraph_set_error_handler(q->err);
+    igraph_set_warning_handler(q->warn);
+    pthread_mutex_unlock(&igraph_lock);
+}
+
 struct lr_ksp_lazy {
     igraph_t g;
     igraph_vector_t w;
@@ -66,6 +93,7 @@ struct lr_ksp_lazy {
     atomic_uchar *done;       /* per pair: 1 once n[] and its slots hold */
     int *n;                   /* per pair: its paths, valid once done */
     int **links;              /* per pair: the block behind its slots */
+    bool graph;               /* g, w and epaths built (to destroy) */
 };
 
 static void
@@ -80,11 +108,13 @@ lazy_free(struct lr_ksp_lazy *z, int n_pairs)
     free(z->n);
     free(z->done);
     free(z->km);
-    pthread_mutex_lock(&igraph_lock);
-    igraph_vector_int_list_destroy(&z->epaths);
-    igraph_vector_destroy(&z->w);
-    igraph_destroy(&z->g);
-    pthread_mutex_unlock(&igraph_lock);
+    if (z->graph) {
+        pthread_mutex_lock(&igraph_lock);
+        igraph_vector_int_list_destroy(&z->epaths);
+        igraph_vector_destroy(&z->w);
+        igraph_destroy(&z->g);
+        pthread_mutex_unlock(&igraph_lock);
+    }
     free(z);
 }
 
@@ -207,15 +237,8 @@ lr_ksp_compute_pairs(const struct lr_topo *topo, int k,
         return ENOMEM;
     }
 
-    /* igraph's default error handler aborts the process and its warning
-     * handler prints; a pure library must do neither, so while we run,
-     * errors come back as return codes and warnings (an unreachable
-     * destination) are silent. */
-    pthread_mutex_lock(&igraph_lock);
-    igraph_error_handler_t *old = igraph_set_error_handler(
-        igraph_error_handler_ignore);
-    igraph_warning_handler_t *old_warn = igraph_set_warning_handler(
-        igraph_warning_handler_ignore);
+    struct igraph_quiet q;
+    igraph_enter(&q);
 
     igraph_t g;
     igraph_vector_t w;
@@ -273,9 +296,7 @@ cleanup:
         igraph_destroy(&g);
         igraph_vector_destroy(&w);
     }
-    igraph_set_error_handler(old);
-    igraph_set_warning_handler(old_warn);
-    pthread_mutex_unlock(&igraph_lock);
+    igraph_leave(&q);
     if (err) {
         lr_ksp_free(t);
         return err;
@@ -307,35 +328,22 @@ lr_ksp_lazy_ends(const struct lr_topo *topo, int k, enum lr_ksp_order order,
     z->done = calloc((size_t) n * n, sizeof *z->done);
     z->n = calloc((size_t) n * n, sizeof *z->n);
     z->links = calloc((size_t) n * n, sizeof *z->links);
-    if (!t->paths || !z->km || !z->done || !z->n || !z->links) {
-        free(z->km);
-        free((void *) z->done);
-        free(z->n);
-        free(z->links);
-        free(z);
-        lr_ksp_free(t);
-        return ENOMEM;
-    }
-    pthread_mutex_lock(&igraph_lock);
-    igraph_error_handler_t *old = igraph_set_error_handler(
-        igraph_error_handler_ignore);
-    igraph_warning_handler_t *old_warn = igraph_set_warning_handler(
-        igraph_warning_handler_ignore);
-    err = build_graph(topo, order, &z->g, &z->w);
-    if (!err && igraph_vector_int_list_init(&z->epaths, 0)) {
-        igraph_destroy(&z->g);
-        igraph_vector_destroy(&z->w);
+    if (t->paths && z->km && z->done && z->n && z->links) {
+        struct igraph_quiet q;
+        igraph_enter(&q);
+        err = build_graph(topo, order, &z->g, &z->w);
+        if (!err && igraph_vector_int_list_init(&z->epaths, 0)) {
+            igraph_destroy(&z->g);
+            igraph_vector_destroy(&z->w);
+            err = ENOMEM;
+        }
+        z->graph = !err;
+        igraph_leave(&q);
+    } else {
         err = ENOMEM;
     }
-    igraph_set_error_handler(old);
-    igraph_set_warning_handler(old_warn);
-    pthread_mutex_unlock(&igraph_lock);
     if (err) {
-        free(z->km);
-        free((void *) z->done);
-        free(z->n);
-        free(z->links);
-        free(z);
+        lazy_free(z, n * n);      /* not yet t's: lr_ksp_free skips it */
         lr_ksp_free(t);
         return err;
     }
@@ -351,23 +359,16 @@ lr_ksp_lazy_ends(const struct lr_topo *topo, int k, enum lr_ksp_order order,
     return 0;
 }
 
-/* Runs Yen for pair p = (s, d) of a lazy table, igraph_lock held, and
- * fills its slots.  Returns its number of paths, or -1 (out of memory)
+/* Runs Yen for pair p = (s, d) of a lazy table, inside igraph_enter(),
+ * and fills its slots.  Returns its number of paths, or -1 (out of memory)
  * with the slots untouched. */
 static int
 lazy_compute(struct lr_ksp *t, int s, int d)
 {
     struct lr_ksp_lazy *z = t->lazy;
     int p = s * t->n_nodes + d;
-    igraph_error_handler_t *old = igraph_set_error_handler(
-        igraph_error_handler_ignore);
-    igraph_warning_handler_t *old_warn = igraph_set_warning_handler(
-        igraph_warning_handler_ignore);
-    int rc = igraph_get_k_shortest_paths(&z->g, &z->w, NULL, &z->epaths,
-                                         t->k, s, d, IGRAPH_OUT);
-    igraph_set_error_handler(old);
-    igraph_set_warning_handler(old_warn);
-    if (rc)
+    if (igraph_get_k_shortest_paths(&z->g, &z->w, NULL, &z->epaths, t->k,
+                                    s, d, IGRAPH_OUT))
         return -1;
     igraph_integer_t np = igraph_vector_int_list_size(&z->epaths);
     if (np > t->k)
@@ -407,7 +408,8 @@ lr_ksp_paths(const struct lr_ksp *t, int src, int dst, int *n)
         return t->paths + t->pair_first[p];
     }
     if (!atomic_load_explicit(&z->done[p], memory_order_acquire)) {
-        pthread_mutex_lock(&igraph_lock);
+        struct igraph_quiet q;
+        igraph_enter(&q);
         if (!atomic_load_explicit(&z->done[p], memory_order_relaxed)) {
             /* The table is logically const: computing a pair only
              * reveals what it always held. */
@@ -417,7 +419,7 @@ lr_ksp_paths(const struct lr_ksp *t, int src, int dst, int *n)
                 atomic_store_explicit(&z->done[p], 1, memory_order_release);
             }
         }
-        pthread_mutex_unlock(&igraph_lock);
+        igraph_leave(&q);
         if (!atomic_load_explicit(&z->done[p], memory_order_acquire)) {
             *n = 0;
             return t->paths + (size_t) p * t->k;
