@@ -344,3 +344,29 @@ fk_party(const struct fake *f, const struct lr_tm *tm, double timeout)
     return p;
 }
 
+int
+fk_party_answer(struct lr_cdynp_party *p, const struct lr_wire_msg *m,
+                struct lr_wire_msg *a, struct lr_cdynp_summary *out, int dc)
+{
+    switch (m->type) {
+    case LR_WIRE_STEP:
+        a->type = LR_WIRE_STEP_OK;
+        a->has_summary = 1;
+        a->summary = out;
+        return p->cls->step(p, m->objective, m->assumed,
+                            m->has_summary ? m->summary : NULL, &m->link,
+                            m->position, m->lo, m->hi, out);
+    case LR_WIRE_BACKTRACK:
+        a->type = LR_WIRE_BACKTRACK_OK;
+        a->has_stages = lr_cdynp_obj_bound(m->objective);
+        return p->cls->backtrack(p, m->objective, m->assumed, m->last,
+                                 m->stages, &a->prev_last, &a->prev_stages);
+    case LR_WIRE_FINISH:
+    case LR_WIRE_COMMIT:
+        a->type = LR_WIRE_FINISH_OK;
+        return p->cls->finish(p, m->objective, m->assumed, m->first, m->last,
+                              m->stages, dc, NULL, &a->n_stages);
+    default:
+        return 0;
+    }
+}

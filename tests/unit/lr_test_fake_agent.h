@@ -110,4 +110,14 @@ void fk_stop(struct fake *f);
 struct lr_cdynp_party *fk_party(const struct fake *f, const struct lr_tm *tm,
                                 double timeout);
 
+/* In a fake's script: party 'p' (the agent's own, in the fake) answers
+ * plan request 'm' (STEP, BACKTRACK, FINISH or COMMIT) into 'a' as the
+ * agent does; a STEP's summary is written to 'out' (the caller's, which
+ * 'a' then points to); 'dc' is the DC a FINISH or COMMIT names.
+ * Returns the party's error, 0 when answered; other types: 0, 'a' as it
+ * was. */
+int fk_party_answer(struct lr_cdynp_party *p, const struct lr_wire_msg *m,
+                    struct lr_wire_msg *a, struct lr_cdynp_summary *out,
+                    int dc);
+
 #endif

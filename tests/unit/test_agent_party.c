@@ -1087,29 +1087,17 @@ script_old_planner(struct fk_conn *c)
                     goto done;
                 continue;
             }
-            rc = p->cls->step(p, m.objective, m.assumed,
-                              m.has_summary ? m.summary : NULL, &m.link,
-                              m.position, m.lo, m.hi, out);
+            rc = fk_party_answer(p, &m, &a, out, op_dc);
             if (op_mode == 3 && !rc && out->n
                 && op_step_seen(seen, &n_seen, &m))
                 out->e[0].cost.bottleneck *= 2;
             if (!rc)
                 rc = op_step_prev(p, &m, out);
-            a.type = LR_WIRE_STEP_OK;
-            a.has_summary = 1;
-            a.summary = out;
             break;
         case LR_WIRE_BACKTRACK:
-            rc = p->cls->backtrack(p, m.objective, m.assumed, m.last,
-                                   m.stages, &a.prev_last, &a.prev_stages);
-            a.type = LR_WIRE_BACKTRACK_OK;
-            a.has_stages = lr_cdynp_obj_bound(m.objective);
-            break;
         case LR_WIRE_FINISH:
         case LR_WIRE_COMMIT:
-            rc = p->cls->finish(p, m.objective, m.assumed, m.first, m.last,
-                                m.stages, op_dc, NULL, &a.n_stages);
-            a.type = LR_WIRE_FINISH_OK;
+            rc = fk_party_answer(p, &m, &a, out, op_dc);
             break;
         default:
             break;

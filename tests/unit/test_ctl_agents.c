@@ -114,24 +114,10 @@ script_plan(struct fk_conn *c)
                 rc = EINVAL;
             break;
         case LR_WIRE_STEP:
-            rc = p->cls->step(p, m.objective, m.assumed,
-                              m.has_summary ? m.summary : NULL, &m.link,
-                              m.position, m.lo, m.hi, out);
-            a.type = LR_WIRE_STEP_OK;
-            a.has_summary = 1;
-            a.summary = out;
-            break;
         case LR_WIRE_BACKTRACK:
-            rc = p->cls->backtrack(p, m.objective, m.assumed, m.last,
-                                   m.stages, &a.prev_last, &a.prev_stages);
-            a.type = LR_WIRE_BACKTRACK_OK;
-            a.has_stages = lr_cdynp_obj_bound(m.objective);
-            break;
         case LR_WIRE_FINISH:
         case LR_WIRE_COMMIT:
-            rc = p->cls->finish(p, m.objective, m.assumed, m.first, m.last,
-                                m.stages, 0, NULL, &a.n_stages);
-            a.type = LR_WIRE_FINISH_OK;
+            rc = fk_party_answer(p, &m, &a, out, 0);
             break;
         default:
             break;
