@@ -370,3 +370,16 @@ fk_party_answer(struct lr_cdynp_party *p, const struct lr_wire_msg *m,
         return 0;
     }
 }
+
+void
+fk_goodbye(struct fk_conn *c)
+{
+    struct lr_wire_msg a = { .type = LR_WIRE_ERROR, .code = ESHUTDOWN }, m;
+    close(fk_listen);
+    fk_listen = -1;
+    snprintf(a.text, sizeof a.text, "%s", GOODBYE);
+    fk_send(c, &a, 0, 0);
+    SSL_shutdown(c->ssl);
+    while (fk_read(c, &m))
+        continue;
+}

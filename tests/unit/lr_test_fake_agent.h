@@ -116,6 +116,13 @@ struct lr_cdynp_party *fk_party(const struct fake *f, const struct lr_tm *tm,
  * 'a' then points to); 'dc' is the DC a FINISH or COMMIT names.
  * Returns the party's error, 0 when answered; other types: 0, 'a' as it
  * was. */
+/* In a fake's script: a stopping agent's goodbye.  The listener closed
+ * first (fk_listen = -1: the fake listens again fk_restart_ms later),
+ * then an ERROR with no id, ESHUTDOWN and GOODBYE, a TLS close_notify,
+ * and every frame the coordinator still sends read and dropped until it
+ * closes.  The caller's script then ends the connection. */
+void fk_goodbye(struct fk_conn *c);
+
 int fk_party_answer(struct lr_cdynp_party *p, const struct lr_wire_msg *m,
                     struct lr_wire_msg *a, struct lr_cdynp_summary *out,
                     int dc);

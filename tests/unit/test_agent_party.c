@@ -1140,15 +1140,7 @@ script_old_planner(struct fk_conn *c)
              * read the ERROR. */
             fk_note(c);
             if (op_close == 4) {
-                close(fk_listen);
-                fk_listen = -1;
-                a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
-                                           .code = ESHUTDOWN };
-                snprintf(a.text, sizeof a.text, "%s", GOODBYE);
-                fk_send(c, &a, 0, 0);
-                SSL_shutdown(c->ssl);
-                while (fk_read(c, &m))
-                    continue;
+                fk_goodbye(c);
                 goto done;
             }
             fk_send_closed(c);

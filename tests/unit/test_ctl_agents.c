@@ -131,15 +131,7 @@ script_plan(struct fk_conn *c)
             said_goodbye = true;
             /* Noted first: the test counts it once the plan is over. */
             fk_note_kind(c, 'g');
-            close(fk_listen);
-            fk_listen = -1;
-            a = (struct lr_wire_msg) { .type = LR_WIRE_ERROR,
-                                       .code = ESHUTDOWN };
-            snprintf(a.text, sizeof a.text, "%s", GOODBYE);
-            fk_send(c, &a, 0, 0);
-            SSL_shutdown(c->ssl);
-            while (fk_read(c, &m))
-                continue;
+            fk_goodbye(c);
             break;
         }
     }
