@@ -62,7 +62,10 @@ struct lr_rsa_policy {
 /* Why a request was refused. */
 enum lr_rsa_block {
     LR_RSA_OK = 0,
-    LR_RSA_NO_PATH,           /* the pair has no path at all */
+    LR_RSA_NO_PATH,           /* the pair has no path at all (on a lazy
+                               * table also a pair whose paths could not
+                               * be computed, out of memory: tried again
+                               * on its next request; lr_ksp_paths()) */
     LR_RSA_NO_REACH,          /* no candidate within any format's reach */
     LR_RSA_NO_SPECTRUM,       /* no common free block of the size needed */
 };
